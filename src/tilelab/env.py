@@ -1,0 +1,32 @@
+"""Where kernels run: a CUDA GPU, or Triton's interpreter on the CPU."""
+
+import functools
+import os
+
+import torch
+
+
+def interpreting() -> bool:
+    """True when Triton runs kernels on the CPU (TRITON_INTERPRET=1)."""
+    return os.environ.get("TRITON_INTERPRET", "0") == "1"
+
+
+def has_cuda() -> bool:
+    return torch.cuda.is_available()
+
+
+@functools.cache
+def capability(device_index: int) -> tuple[int, int]:
+    return torch.cuda.get_device_capability(device_index)
+
+
+def is_hopper_or_newer(device: torch.device) -> bool:
+    """TMA and wgmma need compute capability 9.0 or newer."""
+    if device.type != "cuda":
+        return False
+    return capability(device.index if device.index is not None else torch.cuda.current_device())[0] >= 9
+
+
+@functools.cache
+def gpu_name(device_index: int) -> str:
+    return torch.cuda.get_device_name(device_index)

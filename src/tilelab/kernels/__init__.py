@@ -1,0 +1,1 @@
+"""Only `@triton.jit` code: one file per kernel family."""

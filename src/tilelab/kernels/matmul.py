@@ -1,0 +1,131 @@
+"""Triton kernels for C = A @ B, read top to bottom.
+
+Only `@triton.jit` code lives here. Choosing a path, a tile configuration and
+checking inputs happen in `tilelab.ops.matmul`; these kernels trust their
+arguments.
+
+Every kernel computes one BLOCK_M x BLOCK_N tile of C per tile index, walking
+the reduction dimension K in BLOCK_K steps into a float32 accumulator that
+lives in registers for the whole loop and is written to memory exactly once.
+
+Batches: grid axis 1 is the batch index; each operand carries a batch stride
+(0 when that operand is broadcast over the batch).
+"""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def grouped_tile(tile_id, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    """Map a linear tile index to (pid_m, pid_n), GROUP_M tile rows at a time.
+
+    With GROUP_M=1 this is plain row-major order: a program walks along a row
+    of tiles, re-reading all of B for every row. With GROUP_M=8 consecutive
+    programs sweep down 8 tile rows before moving right, so the A rows and B
+    columns they share are still in L2 when the neighbours ask for them.
+    """
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    tiles_per_group = GROUP_M * tiles_n
+    group = tile_id // tiles_per_group
+    first_m = group * GROUP_M
+    # The last group may have fewer than GROUP_M tile rows.
+    group_rows = tl.minimum(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (tile_id % tiles_per_group) % group_rows
+    pid_n = (tile_id % tiles_per_group) // group_rows
+    return pid_m, pid_n
+
+
+@triton.jit
+def matmul_pointer_kernel(
+    a_ptr, b_ptr, c_ptr,
+    M, N, K,
+    stride_ab, stride_am, stride_ak,
+    stride_bb, stride_bk, stride_bn,
+    stride_cb, stride_cm, stride_cn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr,
+    OFFSETS_64: tl.constexpr,
+):
+    """Pointer-arithmetic matmul: any strides, masks on every edge."""
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    batch = tl.program_id(1)
+    if OFFSETS_64:
+        # Element offsets past 2**31 would wrap in int32 arithmetic.
+        batch = batch.to(tl.int64)
+        pid_m = pid_m.to(tl.int64)
+        pid_n = pid_n.to(tl.int64)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)  # which rows of C this tile owns
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)  # which columns of C
+    ks = tl.arange(0, BLOCK_K)  # positions inside one K step
+
+    a_tile = a_ptr + batch * stride_ab + rows[:, None] * stride_am + ks[None, :] * stride_ak
+    b_tile = b_ptr + batch * stride_bb + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        # Masked lanes read 0, which adds nothing to a dot product.
+        k_ok = (k0 + ks) < K
+        a = tl.load(a_tile, mask=(rows[:, None] < M) & k_ok[None, :], other=0.0)
+        b = tl.load(b_tile, mask=k_ok[:, None] & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+        a_tile += BLOCK_K * stride_ak
+        b_tile += BLOCK_K * stride_bk
+
+    c_tile = c_ptr + batch * stride_cb + rows[:, None] * stride_cm + cols[None, :] * stride_cn
+    tl.store(c_tile, acc.to(c_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@triton.jit
+def matmul_descriptor_kernel(
+    a_ptr, b_ptr, c_ptr,
+    M, N, K,
+    stride_ab, stride_a_row,
+    stride_bb, stride_b_row,
+    stride_cb, stride_c_row,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr,
+    A_K_MAJOR: tl.constexpr,
+    B_K_MAJOR: tl.constexpr,
+):
+    """Tensor-descriptor matmul: tiles fetched whole, zero padding, no masks.
+
+    A descriptor knows the full shape, so reads past an edge come back as
+    zeros and writes past an edge are dropped by the hardware (TMA on Hopper).
+    Each operand must have a unit inner stride: A is stored [M, K]
+    (A_K_MAJOR) or [K, M]; B is stored [K, N] or [N, K] (B_K_MAJOR).
+    """
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    batch = tl.program_id(1).to(tl.int64)
+    a_base = a_ptr + batch * stride_ab
+    b_base = b_ptr + batch * stride_bb
+    c_base = c_ptr + batch * stride_cb
+
+    if A_K_MAJOR:
+        a_desc = tl.make_tensor_descriptor(a_base, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
+    else:
+        a_desc = tl.make_tensor_descriptor(a_base, [K, M], [stride_a_row, 1], [BLOCK_K, BLOCK_M])
+    if B_K_MAJOR:
+        b_desc = tl.make_tensor_descriptor(b_base, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
+    else:
+        b_desc = tl.make_tensor_descriptor(b_base, [K, N], [stride_b_row, 1], [BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
+
+    off_m = pid_m * BLOCK_M
+    off_n = pid_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        off_k = k * BLOCK_K
+        if A_K_MAJOR:
+            a = a_desc.load([off_m, off_k])
+        else:
+            a = a_desc.load([off_k, off_m]).T
+        if B_K_MAJOR:
+            b = b_desc.load([off_n, off_k]).T
+        else:
+            b = b_desc.load([off_k, off_n])
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+    c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))

@@ -1,0 +1,393 @@
+"""`tilelab.matmul`: contract check -> plan (path, config) -> launch.
+
+The public function has torch.matmul's semantics (1-D and batched operands,
+broadcasting, any strides). Everything shape-dependent that does not depend
+on the data is decided once per problem and cached, so the eager call path
+does little more than allocate the output and launch.
+"""
+
+import dataclasses
+import functools
+import math
+
+import torch
+import triton
+
+from tilelab import contracts, env, tuning
+from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
+from tilelab.tuning import Config
+
+PATHS = ("pointer", "descriptor")
+PRECISIONS = ("tf32", "tf32x3", "ieee")
+INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+OUTPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+
+TMA_ALIGN = 16  # bytes: TMA needs 16-byte aligned base addresses and row strides
+MAX_GRID_Y = 65535  # CUDA's limit on grid axis 1, which carries the batch
+INT32_LIMIT = 2**31
+
+
+# -- planning ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class OperandLayout:
+    """How a [batch, rows, cols] operand sits in memory, as a descriptor sees it."""
+
+    row_major: bool  # unit stride along cols (else along rows)
+    row_stride: int  # elements between consecutive rows of the stored matrix
+    batch_stride: int
+    tma_ok: bool  # 16-byte aligned base, row stride and batch stride
+
+
+@dataclasses.dataclass(frozen=True)
+class MatmulPlan:
+    path: str
+    config: Config | None  # None: tuned at the first launch
+    input_precision: str
+    offsets_64: bool
+    a_layout: OperandLayout
+    b_layout: OperandLayout
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "config": self.config.as_dict() if self.config else None,
+            "input_precision": self.input_precision,
+            "offsets_64": self.offsets_64,
+            "a_row_major": self.a_layout.row_major,
+            "b_row_major": self.b_layout.row_major,
+        }
+
+
+def padded_row_stride(width: int, element_size: int) -> int:
+    """Smallest row stride >= width (in elements) whose byte size is a multiple of 16.
+
+    Outputs of awkward widths (N=255 in fp16 is 510 bytes) get rows padded
+    to 512 bytes, so the descriptor path can still store them.
+    """
+    per_row = TMA_ALIGN // math.gcd(TMA_ALIGN, element_size)
+    return -(-width // per_row) * per_row if width > 0 else per_row
+
+
+def operand_layout(x: torch.Tensor) -> OperandLayout:
+    """Describe a 3-D [batch, rows, cols] view for the descriptor path."""
+    batch, rows, cols = x.shape
+    s_batch, s_rows, s_cols = x.stride()
+    es = x.element_size()
+    # A dimension of extent 1 has a meaningless stride: pick the orientation with a unit stride.
+    if s_cols == 1 or cols == 1:
+        row_major, row_stride, inner = True, (s_rows if rows > 1 else padded_row_stride(cols, es)), cols
+    elif s_rows == 1 or rows == 1:
+        row_major, row_stride, inner = False, (s_cols if cols > 1 else padded_row_stride(rows, es)), rows
+    else:
+        return OperandLayout(True, s_rows, s_batch, tma_ok=False)
+    tma_ok = (
+        x.data_ptr() % TMA_ALIGN == 0
+        and row_stride >= inner
+        and (row_stride * es) % TMA_ALIGN == 0
+        and (batch == 1 or (s_batch * es) % TMA_ALIGN == 0)
+    )
+    return OperandLayout(row_major, row_stride, s_batch if batch > 1 else 0, tma_ok)
+
+
+def _largest_offset(x: torch.Tensor, overshoot: int) -> int:
+    """Largest element offset a tile may form, including lanes past the edges."""
+    return sum((size + overshoot) * abs(stride) for size, stride in zip(x.shape, x.stride(), strict=True))
+
+
+def _needs_64bit_offsets(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, batch: int) -> bool:
+    # 256 covers the largest tile edge any configuration uses.
+    c_extent = (batch + 1) * (m + 256) * (padded_row_stride(n, 4) + 256)
+    return max(_largest_offset(a3, 256), _largest_offset(b3, 256), c_extent) >= INT32_LIMIT
+
+
+def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
+                config: str | Config | None) -> MatmulPlan:
+    """Choose the kernel path and (unless tuned later) the tile configuration."""
+    a_layout, b_layout = operand_layout(a3), operand_layout(b3)
+    tma_ok = a_layout.tma_ok and b_layout.tma_ok
+    if path is None:
+        path = "descriptor" if tma_ok and (env.interpreting() or env.is_hopper_or_newer(a3.device)) else "pointer"
+    elif path == "descriptor" and not tma_ok:
+        bad = "a" if not a_layout.tma_ok else "b"
+        raise contracts.AlignmentError(
+            f"path='descriptor' needs {bad} to have a unit stride in one of its last two dimensions, "
+            f"a 16-byte aligned data pointer and 16-byte aligned row and batch strides; got shape "
+            f"{tuple((a3 if bad == 'a' else b3).shape)} strides {(a3 if bad == 'a' else b3).stride()} "
+            f"({(a3 if bad == 'a' else b3).element_size()}-byte elements). Use path='pointer' or pass a "
+            "contiguous copy."
+        )
+    if isinstance(config, str):
+        config = tuning.NAMED_CONFIGS[config]
+    elif config is None and env.interpreting():
+        config = tuning.INTERPRETER
+    _, m, k = a3.shape
+    n = b3.shape[2]
+    offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, a3.shape[0])
+    return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout)
+
+
+# -- launching -----------------------------------------------------------------------------------
+
+
+def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int) -> None:
+    grid_tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    batch = c3.shape[0]
+    # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
+    for start in range(0, batch, MAX_GRID_Y):
+        stop = min(batch, start + MAX_GRID_Y)
+        a_part = a3[start:stop] if a3.shape[0] > 1 else a3
+        b_part = b3[start:stop] if b3.shape[0] > 1 else b3
+        grid = (grid_tiles, stop - start)
+        if plan.path == "pointer":
+            _launch_pointer(plan, config, grid, a_part, b_part, c3[start:stop], m, n, k)
+        else:
+            _launch_descriptor(plan, config, grid, a_part, b_part, c3[start:stop], m, n, k)
+
+
+def _batch_stride(x: torch.Tensor) -> int:
+    return x.stride(0) if x.shape[0] > 1 else 0
+
+
+def _launch_pointer(plan, config, grid, a3, b3, c3, m, n, k):
+    matmul_pointer_kernel[grid](
+        a3, b3, c3, m, n, k,
+        _batch_stride(a3), a3.stride(1), a3.stride(2),
+        _batch_stride(b3), b3.stride(1), b3.stride(2),
+        c3.stride(0), c3.stride(1), c3.stride(2),
+        BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
+        GROUP_M=config.group_m, INPUT_PRECISION=plan.input_precision, OFFSETS_64=plan.offsets_64,
+        num_warps=config.num_warps, num_stages=config.num_stages,
+    )
+
+
+def _launch_descriptor(plan, config, grid, a3, b3, c3, m, n, k):
+    _ensure_descriptor_scratch()
+    a_l, b_l = plan.a_layout, plan.b_layout
+    matmul_descriptor_kernel[grid](
+        a3, b3, c3, m, n, k,
+        _batch_stride(a3), a_l.row_stride,
+        _batch_stride(b3), b_l.row_stride,
+        c3.stride(0), c3.stride(1),
+        BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
+        GROUP_M=config.group_m, INPUT_PRECISION=plan.input_precision,
+        A_K_MAJOR=a_l.row_major, B_K_MAJOR=not b_l.row_major,
+        num_warps=config.num_warps, num_stages=config.num_stages,
+    )
+
+
+@functools.cache
+def _ensure_descriptor_scratch() -> None:
+    """Descriptors built inside a kernel live in a global scratch buffer that Triton asks us for."""
+
+    def allocate(size: int, alignment: int, stream):
+        device = "cpu" if env.interpreting() else "cuda"
+        return torch.empty(size, dtype=torch.int8, device=device)
+
+    triton.set_allocator(allocate)
+
+
+def _candidates(element_size: int, m: int, n: int) -> list[Config]:
+    if element_size >= 4:
+        # Twice the bytes per element: halve the K step to keep the pipeline in shared memory.
+        base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in tuning.GPU_CANDIDATES]
+    else:
+        base = list(tuning.GPU_CANDIDATES)
+    return tuning.prune(base, m, n, element_size)
+
+
+def _tuning_key(plan: MatmulPlan, a3, c3, m, n, k) -> str:
+    layout = ("a" if plan.a_layout.row_major else "at") + ("b" if plan.b_layout.row_major else "bt")
+    return "|".join((
+        env.gpu_name(a3.device.index or 0) if a3.device.type == "cuda" else "cpu",
+        plan.path, str(a3.dtype).removeprefix("torch."), str(c3.dtype).removeprefix("torch."),
+        plan.input_precision, layout, tuning.shape_bucket(m, n, k),
+    ))
+
+
+# -- the public op -------------------------------------------------------------------------------
+
+
+def _check(a, b, out_dtype, precision, path, config):
+    contracts.require_tensor(a, "a")
+    contracts.require_tensor(b, "b")
+    contracts.require_rank_at_least(a, "a", 1)
+    contracts.require_rank_at_least(b, "b", 1)
+    contracts.require_dtype(a, "a", INPUT_DTYPES)
+    contracts.require_dtype(b, "b", INPUT_DTYPES)
+    contracts.require_same_dtype({"a": a, "b": b})
+    contracts.require_runnable_device({"a": a, "b": b})
+    if out_dtype is not None:
+        if not isinstance(out_dtype, torch.dtype):
+            raise contracts.InputTypeError(f"out_dtype must be a torch.dtype, got {type(out_dtype).__name__}")
+        if out_dtype not in OUTPUT_DTYPES:
+            raise contracts.DTypeError(f"out_dtype must be float16, bfloat16 or float32; got {out_dtype}")
+    if precision is not None:
+        contracts.require_choice(precision, "precision", PRECISIONS)
+        if a.dtype != torch.float32:
+            raise contracts.ContractError(
+                f"precision={precision!r} applies to float32 inputs only; a and b are {a.dtype}"
+            )
+    if path is not None:
+        contracts.require_choice(path, "path", PATHS)
+    if config is not None and not isinstance(config, Config):
+        if not isinstance(config, str):
+            raise contracts.InputTypeError(
+                f"config must be None, a name or a tilelab.tuning.Config; got {type(config).__name__}"
+            )
+        contracts.require_choice(config, "config", tuning.NAMED_CONFIGS)
+    k_a = a.shape[-1]
+    k_b = b.shape[0] if b.dim() == 1 else b.shape[-2]
+    if k_a != k_b:
+        raise contracts.ShapeError(
+            f"inner dimensions differ: a is {tuple(a.shape)} (K={k_a}) but b is {tuple(b.shape)} (K={k_b})"
+        )
+
+
+@dataclasses.dataclass
+class _Problem:
+    """Operands as [batch, rows, K] @ [batch, K, N] views, and the shape to give the result."""
+
+    a3: torch.Tensor
+    b3: torch.Tensor
+    m: int  # rows of each GEMM (batch * M when a shared B folds the batch into rows)
+    n: int
+    k: int
+    batch: int
+    out_shape: list[int]
+
+
+def _as_gemm(a: torch.Tensor, b: torch.Tensor) -> _Problem:
+    # torch.matmul's 1-D rules: a vector is a 1-row (a) or 1-column (b) matrix, removed afterwards.
+    a2 = a.unsqueeze(0) if a.dim() == 1 else a
+    b2 = b.unsqueeze(-1) if b.dim() == 1 else b
+    batch_shape = contracts.broadcast_batch(a2.shape[:-2], b2.shape[:-2])
+    m, k = a2.shape[-2:]
+    n = b2.shape[-1]
+    out_shape = [*batch_shape, m, n]
+    if b.dim() == 1:
+        out_shape.pop(-1)
+    if a.dim() == 1:
+        out_shape.pop(-2 if b.dim() > 1 else -1)
+    batch = math.prod(batch_shape)
+    a3 = a2.expand(*batch_shape, m, k).reshape(batch, m, k)
+    b3 = b2.expand(*batch_shape, k, n).reshape(batch, k, n)
+    rows = m
+    if batch > 1 and b3.stride(0) == 0 and a3.stride(0) == m * a3.stride(1):
+        # A shared B: the batch is just more rows of A, one larger GEMM (as torch does).
+        a3, b3, rows = a3.reshape(1, batch * m, k), b3[:1], batch * m
+    return _Problem(a3, b3, rows, n, k, batch, out_shape)
+
+
+def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = None,
+           precision: str | None = None, path: str | None = None,
+           config: str | Config | None = None) -> torch.Tensor:
+    """C = A @ B with torch.matmul's semantics, on Triton kernels.
+
+    float16/bfloat16 inputs accumulate in float32 and return the input dtype
+    unless `out_dtype` says otherwise. float32 inputs take `precision`:
+    "tf32" (default: tensor cores, 10-bit mantissa products), "tf32x3"
+    (three tf32 products recover nearly full float32) or "ieee" (exact
+    float32 -- and no tensor cores at all: Triton lowers an ieee dot to
+    plain FMA instructions, several times slower).
+
+    `path` forces "pointer" (masked loads, any strides) or "descriptor"
+    (tensor descriptors / TMA; needs 16-byte aligned data). `config` forces
+    a named ("fixed") or explicit `Config` instead of the tuned choice.
+    """
+    _check(a, b, out_dtype, precision, path, config)
+    out_dtype = out_dtype or a.dtype
+    p = _as_gemm(a, b)
+    if p.batch == 0 or p.m == 0 or p.n == 0:
+        return torch.empty(p.out_shape, dtype=out_dtype, device=a.device)
+    if p.k == 0:
+        return torch.zeros(p.out_shape, dtype=out_dtype, device=a.device)
+    plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
+    c3 = _allocate_output(plan, p, out_dtype)
+    chosen = plan.config or tuning.choose(
+        _tuning_key(plan, p.a3, c3, p.m, p.n, p.k),
+        _candidates(p.a3.element_size(), p.m, p.n),
+        lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
+    )
+    _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
+    return c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
+
+
+def _allocate_output(plan: MatmulPlan, p: _Problem, out_dtype: torch.dtype) -> torch.Tensor:
+    gemms = max(p.a3.shape[0], p.b3.shape[0])
+    if plan.path == "descriptor":
+        # Rows padded to 16 bytes so TMA can store them; the caller sees a [.., :n] view.
+        width = padded_row_stride(p.n, torch.finfo(out_dtype).bits // 8)
+        return torch.empty((gemms, p.m, width), dtype=out_dtype, device=p.a3.device)[:, :, : p.n]
+    return torch.empty((gemms, p.m, p.n), dtype=out_dtype, device=p.a3.device)
+
+
+def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision=None, path=None,
+                  config=None) -> dict:
+    """The path and configuration `matmul` uses for these operands (after tuning, if it ran)."""
+    _check(a, b, out_dtype, precision, path, config)
+    p = _as_gemm(a, b)
+    plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
+    described = plan.as_dict()
+    if plan.config is None:
+        c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
+        known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k))
+        described["config"] = known.as_dict() if known else None
+    return described
+
+
+# -- compiling without a GPU ---------------------------------------------------------------------
+
+_TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
+
+
+def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float16,
+                      precision: str | None = None, config: str | Config | None = None):
+    """(kernel, signature, constexprs) for `triton.compiler.ASTSource`, as a real launch would specialize it.
+
+    Row-major contiguous operands of a large aligned problem: unit strides
+    become constants and pointers/strides are known 16-divisible, exactly
+    what Triton's launcher would tell the compiler for such tensors.
+    """
+    contracts.require_choice(path, "path", PATHS)
+    if dtype not in _TRITON_TYPE:
+        raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
+    if isinstance(config, str):
+        contracts.require_choice(config, "config", tuning.NAMED_CONFIGS)
+        config = tuning.NAMED_CONFIGS[config]
+    config = config or _candidates(torch.finfo(dtype).bits // 8, 4096, 4096)[0]
+    precision = precision or "tf32"
+    ptr = "*" + _TRITON_TYPE[dtype]
+    meta = {
+        "BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
+        "GROUP_M": config.group_m, "INPUT_PRECISION": precision,
+    }
+    if path == "pointer":
+        kernel = matmul_pointer_kernel
+        ints = {"M": "i32", "N": "i32", "K": "i32",
+                "stride_ab": "i32", "stride_am": "i32", "stride_ak": "i32",
+                "stride_bb": "i32", "stride_bk": "i32", "stride_bn": "i32",
+                "stride_cb": "i32", "stride_cm": "i32", "stride_cn": "i32"}
+        unit = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1}
+        meta["OFFSETS_64"] = False
+    else:
+        kernel = matmul_descriptor_kernel
+        ints = {"M": "i32", "N": "i32", "K": "i32", "stride_ab": "i32", "stride_a_row": "i32",
+                "stride_bb": "i32", "stride_b_row": "i32", "stride_cb": "i32", "stride_c_row": "i32"}
+        unit = {}
+        meta.update(A_K_MAJOR=True, B_K_MAJOR=False)
+    signature = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": ptr}
+    signature.update({name: ("constexpr" if name in unit else kind) for name, kind in ints.items()})
+    signature.update({name: "constexpr" for name in meta})
+    constexprs = {**unit, **meta}
+    return kernel, signature, constexprs, config
+
+
+def inspection_attrs(kernel, signature: dict) -> dict:
+    """Divisibility hints (16) for every pointer and non-constant integer, as for aligned 4096-wide tensors."""
+    return {
+        (kernel.arg_names.index(name),): [["tt.divisibility", 16]]
+        for name, kind in signature.items()
+        if kind != "constexpr"
+    }

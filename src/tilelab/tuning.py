@@ -1,0 +1,163 @@
+"""Tile configurations, and choosing one per problem by measuring.
+
+A `Config` is everything a matmul launch needs besides its operands. The
+autotuner times a short candidate list once per problem *kind* (GPU, Triton
+version, dtypes, layout, path and a shape bucket) and remembers the winner in
+memory and on disk, so a second process pays nothing. Winners measured on the
+H200 ship with the package in `tuned/`, consulted before any timing.
+"""
+
+import dataclasses
+import json
+import math
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import torch
+import triton
+
+from tilelab import env
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    block_m: int
+    block_n: int
+    block_k: int
+    group_m: int = 8
+    num_warps: int = 4
+    num_stages: int = 3
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Config":
+        return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
+
+    def shared_memory_bytes(self, element_size: int) -> int:
+        """Shared memory the pipelined K loop needs: one A and one B tile per stage."""
+        per_stage = (self.block_m + self.block_n) * self.block_k * element_size
+        return per_stage * max(self.num_stages - 1, 1)
+
+
+# The seed lesson's configuration: small square-ish tiles, plain row-major tile order.
+FIXED = Config(block_m=32, block_n=64, block_k=32, group_m=1, num_warps=4, num_stages=2)
+# Under the interpreter each program runs in numpy: one mid-sized tile, GROUP_M order kept.
+INTERPRETER = Config(block_m=32, block_n=64, block_k=32, group_m=8, num_warps=4, num_stages=1)
+
+NAMED_CONFIGS: dict[str, Config] = {"fixed": FIXED, "interpreter": INTERPRETER}
+
+# Candidates for the GPU, largest tiles first. 128x256 tiles with 8 warps keep
+# Hopper's wgmma busy; the smaller ones exist for narrow or short problems.
+GPU_CANDIDATES: tuple[Config, ...] = (
+    Config(128, 256, 64, 8, num_warps=8, num_stages=3),
+    Config(128, 128, 64, 8, num_warps=8, num_stages=4),
+    Config(128, 128, 64, 8, num_warps=4, num_stages=4),
+    Config(64, 256, 64, 8, num_warps=4, num_stages=4),
+    Config(128, 64, 64, 8, num_warps=4, num_stages=4),
+    Config(64, 128, 64, 8, num_warps=4, num_stages=4),
+    Config(64, 64, 64, 8, num_warps=4, num_stages=4),
+    Config(64, 32, 64, 8, num_warps=4, num_stages=5),
+)
+
+SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)
+
+
+def prune(candidates: Sequence[Config], m: int, n: int, element_size: int,
+          shared_budget: int = SHARED_MEMORY_BUDGET) -> list[Config]:
+    """Drop configs that cannot fit, or that waste most of every tile on this shape."""
+    kept = []
+    for c in candidates:
+        if c.shared_memory_bytes(element_size) > shared_budget:
+            continue
+        # A tile more than twice the problem edge is mostly padding: a smaller candidate does the same job.
+        if c.block_m > 2 * _pow2_at_least(m, 16) or c.block_n > 2 * _pow2_at_least(n, 16):
+            continue
+        kept.append(c)
+    return kept or [min(candidates, key=lambda c: c.block_m * c.block_n)]
+
+
+def _pow2_at_least(x: int, floor: int) -> int:
+    return max(floor, 1 << max(0, math.ceil(math.log2(max(x, 1)))))
+
+
+def shape_bucket(m: int, n: int, k: int) -> str:
+    """Problems whose dims round to the same powers of two share a tuned choice."""
+    return "x".join(str(_pow2_at_least(d, 1)) for d in (m, n, k))
+
+
+class TuningCache:
+    """Tuned winners: shipped table, then the user's disk cache, then measure."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path or Path(os.environ.get("TILELAB_CACHE_DIR", Path.home() / ".cache" / "tilelab")) / (
+            f"tuning-triton{triton.__version__}.json"
+        )
+        self._lock = threading.Lock()
+        self._entries: dict[str, dict] = self._load(self.path)
+        self._shipped: dict[str, dict] = {}
+        for table in Path(__file__).with_name("tuned").glob("*.json"):
+            self._shipped.update(self._load(table))
+
+    @staticmethod
+    def _load(path: Path) -> dict:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data.get("entries", {}) if isinstance(data, dict) else {}
+
+    def get(self, key: str) -> Config | None:
+        entry = self._entries.get(key) or self._shipped.get(key)
+        return Config.from_dict(entry["config"]) if entry else None
+
+    def put(self, key: str, config: Config, timings_ms: dict[str, float]) -> None:
+        with self._lock:
+            self._entries[key] = {"config": config.as_dict(), "timings_ms": timings_ms}
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = self.path.with_suffix(".tmp")
+                tmp.write_text(json.dumps({"entries": self._entries}, indent=1, sort_keys=True))
+                tmp.replace(self.path)
+            except OSError:
+                pass  # a read-only home still tunes, it just forgets at exit
+
+
+_cache: TuningCache | None = None
+
+
+def cache() -> TuningCache:
+    global _cache
+    if _cache is None:
+        _cache = TuningCache()
+    return _cache
+
+
+def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], None]) -> Config:
+    """The fastest candidate for this key, measured at most once per key."""
+    known = cache().get(key)
+    if known is not None:
+        return known
+    if env.interpreting():
+        return candidates[0]
+    if torch.cuda.is_current_stream_capturing():
+        # Timing inside graph capture would record the trials into the graph.
+        return candidates[0]
+    timings = {}
+    for c in candidates:
+        try:
+            timings[c] = triton.testing.do_bench(lambda c=c: launch(c), warmup=10, rep=40, return_mode="median")
+        except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError):
+            continue
+    if not timings:
+        return candidates[-1]
+    best = min(timings, key=timings.get)
+    cache().put(key, best, {_label(c): round(t, 5) for c, t in timings.items()})
+    return best
+
+
+def _label(c: Config) -> str:
+    return f"{c.block_m}x{c.block_n}x{c.block_k}-g{c.group_m}-w{c.num_warps}-s{c.num_stages}"
