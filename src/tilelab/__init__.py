@@ -1,4 +1,12 @@
-"""tilelab: learn, trust and measure GPU matrix multiplication written in Triton."""
+"""tilelab: learn, trust and measure GPU matrix multiplication written in Triton.
+
+Importing tilelab does not import triton: the ops load on first use. That
+lets a program (or `python -m tilelab.demo`) decide to switch on Triton's
+CPU interpreter (TRITON_INTERPRET=1) after `import tilelab`, since the
+interpreter must be chosen before triton is first imported.
+"""
+
+import importlib
 
 from tilelab.contracts import (
     AlignmentError,
@@ -8,10 +16,13 @@ from tilelab.contracts import (
     InputTypeError,
     ShapeError,
 )
-from tilelab.ops.matmul import matmul
-from tilelab.tuning import Config
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "matmul": ("tilelab.ops.matmul", "matmul"),
+    "Config": ("tilelab.tuning", "Config"),
+}
 
 __all__ = [
     "AlignmentError",
@@ -23,3 +34,16 @@ __all__ = [
     "ShapeError",
     "matmul",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module), attribute)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module 'tilelab' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -61,6 +61,10 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     Config(64, 128, 64, 8, num_warps=4, num_stages=4),
     Config(64, 64, 64, 8, num_warps=4, num_stages=4),
     Config(64, 32, 64, 8, num_warps=4, num_stages=5),
+    # Skinny problems (decode-like M=16): few rows, long K steps.
+    Config(32, 64, 128, 8, num_warps=4, num_stages=4),
+    Config(16, 64, 128, 8, num_warps=4, num_stages=4),
+    Config(16, 128, 128, 8, num_warps=4, num_stages=3),
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)

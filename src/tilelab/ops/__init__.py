@@ -1,5 +1,5 @@
-"""Public operations: each checks its contract, plans a launch, then launches."""
+"""Public operations, one module per op: contract check -> plan (path, config) -> launch.
 
-from tilelab.ops.matmul import matmul
-
-__all__ = ["matmul"]
+The functions themselves are exported from `tilelab` (e.g. `tilelab.matmul`);
+`tilelab.ops.matmul` is the module, with its planning helpers.
+"""

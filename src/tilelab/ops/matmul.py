@@ -71,24 +71,32 @@ def padded_row_stride(width: int, element_size: int) -> int:
 
 
 def operand_layout(x: torch.Tensor) -> OperandLayout:
-    """Describe a 3-D [batch, rows, cols] view for the descriptor path."""
+    """Describe a 3-D [batch, rows, cols] view for the descriptor path.
+
+    A descriptor wants a unit stride along its inner dimension: that is
+    cols (row-major) or rows (column-major, read as the transpose). A
+    dimension of extent 1 has a meaningless stride, so both orientations are
+    tried and the first one TMA can use wins.
+    """
     batch, rows, cols = x.shape
     s_batch, s_rows, s_cols = x.stride()
     es = x.element_size()
-    # A dimension of extent 1 has a meaningless stride: pick the orientation with a unit stride.
-    if s_cols == 1 or cols == 1:
-        row_major, row_stride, inner = True, (s_rows if rows > 1 else padded_row_stride(cols, es)), cols
-    elif s_rows == 1 or rows == 1:
-        row_major, row_stride, inner = False, (s_cols if cols > 1 else padded_row_stride(rows, es)), rows
-    else:
-        return OperandLayout(True, s_rows, s_batch, tma_ok=False)
-    tma_ok = (
-        x.data_ptr() % TMA_ALIGN == 0
-        and row_stride >= inner
-        and (row_stride * es) % TMA_ALIGN == 0
-        and (batch == 1 or (s_batch * es) % TMA_ALIGN == 0)
-    )
-    return OperandLayout(row_major, row_stride, s_batch if batch > 1 else 0, tma_ok)
+    batch_stride = s_batch if batch > 1 else 0
+    aligned_base = x.data_ptr() % TMA_ALIGN == 0 and (batch_stride * es) % TMA_ALIGN == 0
+    unusable = OperandLayout(True, s_rows, batch_stride, tma_ok=False)
+    for row_major, inner, inner_stride, outer, outer_stride in (
+        (True, cols, s_cols, rows, s_rows),
+        (False, rows, s_rows, cols, s_cols),
+    ):
+        if inner_stride != 1 and inner != 1:
+            continue
+        row_stride = outer_stride if outer > 1 else padded_row_stride(inner, es)
+        ok = aligned_base and row_stride >= inner and (row_stride * es) % TMA_ALIGN == 0
+        layout = OperandLayout(row_major, row_stride, batch_stride, ok)
+        if ok:
+            return layout
+        unusable = layout
+    return unusable
 
 
 def _largest_offset(x: torch.Tensor, overshoot: int) -> int:

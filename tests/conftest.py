@@ -1,0 +1,68 @@
+"""Shared test set-up.
+
+Without a CUDA GPU every kernel runs on Triton's interpreter, which must be
+switched on before triton is first imported. Tests marked `gpu` are skipped
+without CUDA, unless TILELAB_REQUIRE_GPU=1 makes a missing GPU a failure.
+"""
+
+import os
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import pytest  # noqa: E402
+
+REQUIRE_GPU = os.environ.get("TILELAB_REQUIRE_GPU") == "1"
+
+
+def pytest_sessionstart(session):
+    if REQUIRE_GPU and not torch.cuda.is_available():
+        raise pytest.UsageError("TILELAB_REQUIRE_GPU=1 but torch sees no CUDA GPU")
+
+
+def pytest_collection_modifyitems(config, items):
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU (TILELAB_REQUIRE_GPU=1 makes this an error)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@pytest.fixture
+def rng() -> torch.Generator:
+    """Fresh random inputs every run; the seed is printed so a failure can be replayed."""
+    seed = int.from_bytes(os.urandom(4), "little")
+    print(f"random seed {seed}")
+    return torch.Generator().manual_seed(seed)
+
+
+@pytest.fixture
+def poisoned_outputs(monkeypatch):
+    """Fill every matmul output buffer (padding included) with NaN before the kernel runs.
+
+    An element the kernel forgets to write stays NaN and fails the
+    comparison; a write into the row padding shows up as a non-NaN there.
+    Returns the list of allocated buffers so a test can inspect the padding.
+    """
+    from tilelab.ops import matmul as matmul_op
+
+    real = matmul_op._allocate_output
+    buffers = []
+
+    def poisoned(*args, **kwargs):
+        out = real(*args, **kwargs)
+        storage = out._base if out._base is not None else out
+        storage.fill_(float("nan"))
+        buffers.append(out)
+        return out
+
+    monkeypatch.setattr(matmul_op, "_allocate_output", poisoned)
+    return buffers

@@ -1,0 +1,94 @@
+"""tilelab.matmul on a CUDA GPU: bf16, the fp32 precisions against torch, every tunable config, huge offsets.
+
+Run on the H200 with: TILELAB_REQUIRE_GPU=1 PYTHONPATH=src python -m pytest tests/gpu -q
+"""
+
+import pytest
+import torch
+
+import tilelab
+from tests.helpers import assert_matches_reference, randn
+from tilelab import tuning
+from tilelab.ops import matmul as matmul_op
+from tilelab.reference import matmul_reference, relative_error
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_outputs")]
+
+SHAPES = [(1, 1, 1), (5, 7, 5), (127, 255, 65), (64, 64, 64), (1000, 1000, 1000), (16, 4096, 4096), (2048, 512, 4096)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("path", [None, "pointer", "descriptor"])
+@pytest.mark.parametrize("m,n,k", SHAPES)
+def test_shapes_paths_dtypes(m, n, k, path, dtype, rng):
+    a = randn((m, k), dtype, "cuda", rng)
+    # Column-major B keeps every shape TMA-eligible when N*size is not a 16-byte multiple.
+    b = randn((n, k), dtype, "cuda", rng).t()
+    if path == "descriptor" and (k * a.element_size()) % 16 and k > 1 and (m > 1 or n > 1):
+        with pytest.raises(tilelab.AlignmentError):
+            tilelab.matmul(a, b, path=path)
+        return
+    assert_matches_reference(tilelab.matmul(a, b, path=path), a, b, label=f"{path} {m}x{n}x{k} {dtype}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_batched_views_on_gpu(dtype, rng):
+    a = randn((3, 1, 96, 80), dtype, "cuda", rng)
+    b = randn((4, 72, 80), dtype, "cuda", rng).transpose(-1, -2)
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label="batched")
+
+
+def test_precision_ladder_against_torch(rng):
+    """tf32 is least accurate, tf32x3 close to ieee; torch (tf32 off) sits with ieee."""
+    a = randn((512, 2048), torch.float32, "cuda", rng)
+    b = randn((2048, 512), torch.float32, "cuda", rng)
+    ref = matmul_reference(a, b)
+    errors = {p: relative_error(tilelab.matmul(a, b, precision=p), ref) for p in ("tf32", "tf32x3", "ieee")}
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        errors["torch"] = relative_error(torch.mm(a, b), ref)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+    print("relative errors:", {k: f"{v:.2e}" for k, v in errors.items()})
+    assert errors["tf32"] > 10 * errors["tf32x3"], errors
+    assert errors["tf32x3"] < 10 * errors["ieee"] and errors["ieee"] < 1e-5, errors
+    assert errors["torch"] < 1e-5, errors
+
+
+@pytest.mark.parametrize("path", ["pointer", "descriptor"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+@pytest.mark.parametrize("config", list(dict.fromkeys(matmul_op._candidates(2, 4096, 4096)
+                                                     + matmul_op._candidates(4, 4096, 4096))),
+                         ids=tuning._label)
+def test_every_tunable_config(config, dtype, path, rng):
+    a = randn((300, 320), dtype, "cuda", rng)
+    b = randn((320, 272), dtype, "cuda", rng)
+    out = tilelab.matmul(a, b, config=config, path=path)
+    assert_matches_reference(out, a, b, label=f"{tuning._label(config)} {path}")
+
+
+def test_offsets_past_int32(rng):
+    # A is 2**31 + 2**17 fp16 elements (4 GiB): offsets of its last rows overflow int32.
+    m, k = 2**31 // 4096 + 32, 4096
+    a = torch.empty((m, k), dtype=torch.float16, device="cuda")
+    a.normal_()
+    b = randn((k, 64), torch.float16, "cuda", rng)
+    out = tilelab.matmul(a, b, path="pointer")
+    assert matmul_op.describe_plan(a, b, path="pointer")["offsets_64"]
+    tail = slice(m - 300, m)
+    assert_matches_reference(out[tail], a[tail], b, label="rows past 2**31 elements")
+    del a
+
+
+def test_cuda_graph_capture_uses_cached_choice(rng):
+    a = randn((256, 512), torch.float16, "cuda", rng)
+    b = randn((512, 384), torch.float16, "cuda", rng)
+    tilelab.matmul(a, b)  # tunes outside capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = tilelab.matmul(a, b)
+    a.copy_(randn((256, 512), torch.float16, "cuda", rng))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert_matches_reference(out, a, b, label="graph replay")

@@ -1,0 +1,142 @@
+"""tilelab.matmul on Triton's interpreter (or the GPU, when there is one): values against float64."""
+
+import pytest
+import torch
+
+import tilelab
+from tests.helpers import assert_matches_reference, randn
+from tilelab.ops import matmul as matmul_op
+
+pytestmark = pytest.mark.usefixtures("poisoned_outputs")
+
+RAGGED = [(1, 1, 1), (5, 7, 5), (7, 1, 7), (127, 255, 65), (64, 64, 64), (65, 127, 33), (1, 255, 7), (130, 3, 17)]
+DTYPES = [torch.float16, torch.float32]
+
+
+@pytest.mark.parametrize("path", ["pointer", "descriptor"])
+@pytest.mark.parametrize("m,n,k", RAGGED)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_both_paths_on_ragged_shapes(path, m, n, k, dtype, device, rng):
+    a = randn((m, k), dtype, device, rng)
+    b = randn((k, n), dtype, device, rng)
+    es = a.element_size()
+    a_fits = m == 1 or k == 1 or (k * es) % 16 == 0
+    b_fits = k == 1 or n == 1 or (n * es) % 16 == 0
+    if path == "descriptor" and not (a_fits and b_fits):
+        # A row stride that is not a multiple of 16 bytes cannot be described to TMA.
+        with pytest.raises(tilelab.AlignmentError, match="path='descriptor'"):
+            tilelab.matmul(a, b, path=path)
+        return
+    out = tilelab.matmul(a, b, path=path)
+    assert_matches_reference(out, a, b, label=f"{path} {m}x{n}x{k} {dtype}")
+
+
+@pytest.mark.parametrize("config", ["fixed", tilelab.Config(16, 32, 16, group_m=2, num_warps=4, num_stages=1)])
+def test_named_and_explicit_configs(config, device, rng):
+    a = randn((37, 45), torch.float16, device, rng)
+    b = randn((45, 70), torch.float16, device, rng)
+    assert_matches_reference(tilelab.matmul(a, b, config=config), a, b, label=str(config))
+
+
+@pytest.mark.parametrize("group_m", [1, 2, 3, 8])
+def test_group_order_visits_every_tile_once(group_m, device, rng):
+    # Tile grid 5x4 with a group size that does not divide it: the last group is short.
+    a = randn((5 * 16, 24), torch.float32, device, rng)
+    b = randn((24, 4 * 16), torch.float32, device, rng)
+    cfg = tilelab.Config(16, 16, 16, group_m=group_m, num_stages=1)
+    assert_matches_reference(tilelab.matmul(a, b, config=cfg, path="pointer"), a, b, label=f"GROUP_M={group_m}")
+
+
+@pytest.mark.parametrize("path", ["pointer", "descriptor"])
+def test_transposed_operands(path, device, rng):
+    # Column-major A and B: stored transposed, viewed back. Both paths read them without a copy.
+    a = randn((96, 64), torch.float16, device, rng).t()  # 64 x 96, unit stride along rows
+    b = randn((48, 96), torch.float16, device, rng).t()  # 96 x 48
+    out = tilelab.matmul(a, b, path=path)
+    assert_matches_reference(out, a, b, label=f"{path} transposed")
+
+
+def test_sliced_and_strided_views(device, rng):
+    base_a = randn((40, 90), torch.float32, device, rng)
+    base_b = randn((70, 60), torch.float32, device, rng)
+    a = base_a[3:33:2, 5:66:3]  # no unit stride at all: pointer path only
+    b = base_b[:21, 7:47]
+    plan = matmul_op.describe_plan(a, b)
+    assert plan["path"] == "pointer"
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label="strided views")
+
+
+def test_misaligned_data_pointer_cannot_force_descriptor(device, rng):
+    base = randn((64 * 64 + 1,), torch.float16, device, rng)
+    a = base[1:].view(64, 64)  # 2-byte offset from an aligned allocation
+    b = randn((64, 64), torch.float16, device, rng)
+    with pytest.raises(tilelab.AlignmentError, match="16-byte"):
+        tilelab.matmul(a, b, path="descriptor")
+    assert matmul_op.describe_plan(a, b)["path"] == "pointer"
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label="misaligned auto")
+
+
+@pytest.mark.parametrize(
+    "a_shape,b_shape",
+    [
+        ((3, 1, 5, 7), (4, 7, 6)),
+        ((2, 16, 32), (32, 24)),  # shared B folds into one GEMM
+        ((16, 32), (3, 32, 8)),  # shared A
+        ((2, 3, 8, 16), (2, 3, 16, 8)),
+        ((1, 9, 8), (5, 8, 3)),
+    ],
+)
+@pytest.mark.parametrize("path", [None, "pointer"])
+def test_batched_broadcasting(a_shape, b_shape, path, device, rng):
+    a = randn(a_shape, torch.float32, device, rng)
+    b = randn(b_shape, torch.float32, device, rng)
+    assert_matches_reference(tilelab.matmul(a, b, path=path), a, b, label=f"{a_shape} @ {b_shape}")
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((7,), (7,)), ((7,), (7, 5)), ((3, 5, 7), (7,)), ((7,), (2, 7, 4))])
+def test_vectors_follow_torch_matmul(a_shape, b_shape, device, rng):
+    a = randn(a_shape, torch.float32, device, rng)
+    b = randn(b_shape, torch.float32, device, rng)
+    out = tilelab.matmul(a, b)
+    assert out.shape == torch.matmul(a, b).shape
+    assert_matches_reference(out, a, b, label=f"{a_shape} @ {b_shape}")
+
+
+@pytest.mark.parametrize("a_shape,b_shape,expected", [
+    ((0, 5), (5, 3), (0, 3)), ((4, 5), (5, 0), (4, 0)), ((0, 4, 5), (5, 3), (0, 4, 3)),
+])
+def test_empty_outputs(a_shape, b_shape, expected, device, rng):
+    out = tilelab.matmul(randn(a_shape, torch.float16, device, rng), randn(b_shape, torch.float16, device, rng))
+    assert tuple(out.shape) == expected and out.dtype == torch.float16
+
+
+def test_empty_reduction_gives_zeros(device, rng):
+    out = tilelab.matmul(randn((4, 0), torch.float32, device, rng), randn((0, 3), torch.float32, device, rng))
+    assert out.shape == (4, 3) and bool((out == 0).all())
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float32, torch.float16])
+def test_out_dtype(out_dtype, device, rng):
+    a = randn((33, 40), torch.float16, device, rng)
+    b = randn((40, 24), torch.float16, device, rng)
+    out = tilelab.matmul(a, b, out_dtype=out_dtype)
+    assert_matches_reference(out, a, b, out_dtype=out_dtype, label=str(out_dtype))
+
+
+@pytest.mark.parametrize("precision", ["tf32", "tf32x3", "ieee"])
+def test_float32_precisions(precision, device, rng):
+    a = randn((70, 50), torch.float32, device, rng)
+    b = randn((50, 90), torch.float32, device, rng)
+    out = tilelab.matmul(a, b, precision=precision)
+    assert_matches_reference(out, a, b, precision=precision, label=precision)
+
+
+def test_descriptor_pads_awkward_output_rows(poisoned_outputs, device, rng):
+    # N=36 fp16 is 72 bytes a row: the output's rows are padded to 80 bytes and the padding is never written.
+    a = randn((48, 64), torch.float16, device, rng)
+    b = randn((64, 36), torch.float16, device, rng).t().contiguous().t()  # column-major: aligned for TMA
+    out = tilelab.matmul(a, b, path="descriptor")
+    assert out.stride(0) == 40
+    assert_matches_reference(out, a, b, label="padded rows")
+    padding = poisoned_outputs[-1]._base[..., 36:]
+    assert bool(torch.isnan(padding).all()), "the kernel wrote into the row padding"

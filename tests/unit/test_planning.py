@@ -1,0 +1,77 @@
+"""Planning helpers: row padding, layouts, 64-bit offsets, tuning keys and cache."""
+
+import json
+
+import pytest
+import torch
+
+from tilelab import tuning
+from tilelab.ops import matmul as matmul_op
+from tilelab.reference import relative_error, tolerance
+
+
+@pytest.mark.parametrize("width,element_size,expected", [
+    (255, 2, 256), (256, 2, 256), (1, 2, 8), (7, 4, 8), (36, 2, 40), (3, 1, 16), (0, 2, 8),
+])
+def test_padded_row_stride(width, element_size, expected):
+    assert matmul_op.padded_row_stride(width, element_size) == expected
+    assert (expected * element_size) % 16 == 0 and expected >= width
+
+
+def test_layout_of_row_and_column_major():
+    x = torch.empty(1, 64, 32, dtype=torch.float16)
+    assert matmul_op.operand_layout(x) == matmul_op.OperandLayout(True, 32, 0, True)
+    xt = torch.empty(1, 32, 64, dtype=torch.float16).transpose(1, 2)
+    assert matmul_op.operand_layout(xt) == matmul_op.OperandLayout(False, 64, 0, True)
+
+
+def test_layout_rejects_unaligned_rows_and_no_unit_stride():
+    assert not matmul_op.operand_layout(torch.empty(1, 8, 7, dtype=torch.float16)).tma_ok
+    assert not matmul_op.operand_layout(torch.empty(1, 8, 64, dtype=torch.float16)[:, :, ::2]).tma_ok
+
+
+def test_layout_single_column_uses_column_orientation():
+    # A contiguous [K, 1] matrix is also column-major with a free row stride.
+    layout = matmul_op.operand_layout(torch.empty(1, 9, 1, dtype=torch.float16))
+    assert layout.tma_ok
+
+
+def test_64bit_offsets_only_when_needed():
+    small = torch.empty(1, 128, 128, dtype=torch.float16)
+    assert not matmul_op._needs_64bit_offsets(small, small, 128, 128, 1)
+    # A fake 70000 x 40000 view: stride products pass 2**31 elements without allocating them.
+    huge = torch.empty(1, 70000, 40000, dtype=torch.float16, device="meta")
+    assert matmul_op._needs_64bit_offsets(huge, small, 70000, 128, 1)
+
+
+def test_shape_bucket_and_prune():
+    assert tuning.shape_bucket(127, 255, 65) == "128x256x128"
+    pruned = tuning.prune(tuning.GPU_CANDIDATES, m=16, n=4096, element_size=2)
+    assert pruned and all(c.block_m <= 32 for c in pruned)
+    assert all(c.shared_memory_bytes(2) <= tuning.SHARED_MEMORY_BUDGET for c in pruned)
+
+
+def test_tuning_cache_round_trip(tmp_path):
+    path = tmp_path / "tuning.json"
+    cache = tuning.TuningCache(path)
+    cfg = tuning.Config(64, 128, 32, 8, 4, 3)
+    cache.put("k", cfg, {"a": 1.0})
+    assert json.loads(path.read_text())["entries"]["k"]["config"]["block_n"] == 128
+    assert tuning.TuningCache(path).get("k") == cfg
+    assert tuning.TuningCache(path).get("missing") is None
+
+
+def test_choose_uses_first_candidate_on_interpreter(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "t.json"))
+    calls = []
+    chosen = tuning.choose("key", tuning.GPU_CANDIDATES, calls.append)
+    assert chosen == tuning.GPU_CANDIDATES[0] and calls == []
+
+
+def test_relative_error_and_tolerances():
+    ref = torch.ones(4, dtype=torch.float64)
+    assert relative_error(ref * 1.001, ref) == pytest.approx(1e-3)
+    assert relative_error(torch.tensor([1.0, float("nan"), 1.0, 1.0]), ref) == float("inf")
+    assert tolerance(torch.float32, "ieee") < tolerance(torch.float32, "tf32") < tolerance(torch.bfloat16)
+    assert tolerance(torch.float32, "ieee", out_dtype=torch.bfloat16) == tolerance(torch.bfloat16)
