@@ -1,0 +1,1 @@
+"""The machinery behind ``python -m learning.check`` (standard library only)."""

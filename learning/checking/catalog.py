@@ -1,0 +1,78 @@
+"""The numbered sequence of exercises, in the order the course uses them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+LEARNING_DIR = Path(__file__).resolve().parent.parent
+REPO_ROOT = LEARNING_DIR.parent
+
+
+@dataclass(frozen=True)
+class Exercise:
+    name: str
+    lesson: str  # "6" for lesson 6, "I3" for workshop I3
+    kind: str  # "python" (standard library) or "triton"
+    title: str
+    functions: tuple[str, ...]
+
+    @property
+    def exercise_file(self) -> Path:
+        return LEARNING_DIR / "exercises" / f"{self.name}.py"
+
+    @property
+    def solution_file(self) -> Path:
+        return LEARNING_DIR / "solutions" / f"{self.name}.py"
+
+    @property
+    def check_module(self) -> str:
+        return f"learning.checks.{self.name}"
+
+    @property
+    def default_timeout(self) -> float:
+        # The Triton interpreter is slow and torch takes a couple of seconds to import.
+        return 120.0 if self.kind == "triton" else 10.0
+
+
+EXERCISES = [
+    Exercise("offsets", "1", "python", "program offsets, cdiv and tail masks",
+             ("cdiv", "program_offsets", "tail_mask", "add_vectors")),
+    Exercise("strides", "2", "python", "storage, strides and transposed views",
+             ("contiguous_strides", "element_offset", "transpose", "materialize")),
+    Exercise("reduction", "3", "python", "pairwise reduction trees with neutral padding",
+             ("next_power_of_two", "tree_reduce", "row_sums")),
+    Exercise("softmax", "4", "python", "numerically stable softmax",
+             ("softmax", "softmax_rows")),
+    Exercise("rmsnorm", "5", "python", "RMSNorm with a residual add",
+             ("rmsnorm", "residual_rmsnorm")),
+    Exercise("matmul", "6", "python", "three loops, tile_ranges and tiled accumulation",
+             ("matmul_loops", "tile_ranges", "matmul_tiled")),
+    Exercise("grouping", "I3", "python", "the GROUP_M tile order",
+             ("grouped_tile",)),
+    Exercise("measurement", "7", "python", "speedup, GB/s, TFLOP/s, Amdahl and the roofline",
+             ("speedup", "matmul_flops", "matmul_bytes", "tflops", "gbps", "amdahl", "roofline",
+              "tile_intensity", "median")),
+    Exercise("triton_add", "8", "triton", "a first Triton kernel: vector add",
+             ("add_kernel", "launch_add")),
+    Exercise("triton_row_sum", "8", "triton", "one program per row: row sums",
+             ("row_sum_kernel", "launch_row_sum")),
+    Exercise("triton_softmax", "8", "triton", "row softmax with masked lanes",
+             ("softmax_kernel", "launch_softmax")),
+    Exercise("triton_matmul", "8", "triton", "tiled, masked matrix multiplication",
+             ("matmul_kernel", "launch_matmul")),
+]
+
+BY_NAME = {exercise.name: exercise for exercise in EXERCISES}
+
+
+def number_of(exercise: Exercise) -> int:
+    return EXERCISES.index(exercise) + 1
+
+
+def find(name_or_number: str) -> Exercise | None:
+    """Accept 'matmul', '6' (the sixth exercise) or 'matmul.py'."""
+    key = name_or_number.strip().removesuffix(".py")
+    if key.isdigit() and 1 <= int(key) <= len(EXERCISES):
+        return EXERCISES[int(key) - 1]
+    return BY_NAME.get(key)

@@ -1,0 +1,75 @@
+"""Hints for each exercise, gentlest first. `python -m learning.check NAME --hint` prints them."""
+
+HINTS = {
+    "offsets": [
+        "cdiv rounds up: how many blocks of 4 cover 9 items? Three: two full ones and a partial one.",
+        "(n + block - 1) // block rounds up without floats. Check it on n=8, block=4: it must give 2.",
+        "Program pid owns pid*block, pid*block + 1, ..., pid*block + block - 1.",
+        "In add_vectors, launch cdiv(len(out), block) programs and only touch the lanes whose mask is True.",
+    ],
+    "strides": [
+        "Row-major: the last dimension moves by 1; each earlier one moves by the product of all later sizes.",
+        "The storage position of index (i, j) is offset + i*strides[0] + j*strides[1].",
+        "A transpose swaps the last two sizes AND the last two strides; the storage is untouched.",
+        "materialize walks every (row, col) of the view's shape and reads storage at element_offset.",
+    ],
+    "reduction": [
+        "Pad the values with the neutral element until the length is a power of two.",
+        "The neutral element leaves any value unchanged: 0 for +, -inf for max, '' for joining text.",
+        "Each level combines neighbours: level[0] with level[1], level[2] with level[3], ...",
+        "Stop when a level holds one value. Return all levels, the padded input first.",
+    ],
+    "softmax": [
+        "softmax(x) equals softmax(x - c) for any constant c; pick c so exp never overflows.",
+        "With c = max(row), the largest exponent is exp(0) = 1 and nothing overflows.",
+        "exp(-inf) is 0, so a masked (-inf) entry gets probability 0 for free.",
+    ],
+    "rmsnorm": [
+        "rms = sqrt(mean of the squares + eps); y = x / rms * weight.",
+        "eps goes inside the square root, and the mean divides by the length.",
+        "residual_rmsnorm adds first: h = x + residual. Normalise h, and hand h back as the new residual.",
+    ],
+    "matmul": [
+        "C[row][col] sums A[row][inner] * B[inner][col] over inner. A's column count must equal B's row count.",
+        "Allocate C as [[0.0] * N for _ in range(M)]: one new list per row.",
+        "tile_ranges(7, 3) is [(0, 3), (3, 6), (6, 7)]: the stop is excluded and the last tile is clipped.",
+        "matmul_tiled: for each (row tile, column tile) make a zeroed accumulator BEFORE the K loop, add each "
+        "K tile's products into it, and write it to C after the loop.",
+        "C arrives full of NaN: assign to it, never add to it.",
+    ],
+    "grouping": [
+        "With GROUP_M=1 the order is row-major: (pid // num_pid_n, pid % num_pid_n).",
+        "A group is GROUP_M tile rows wide; it holds GROUP_M * num_pid_n programs.",
+        "Inside a group, consecutive programs walk down the group's rows: pid_m = first_m + (local % rows).",
+        "The last group may have fewer rows: rows = min(GROUP_M, num_pid_m - first_m).",
+    ],
+    "measurement": [
+        "speedup = old time / new time. A matmul does 2*M*N*K FLOPs (a multiply and an add each).",
+        "Minimum traffic reads A and B once and writes C once: (M*K + K*N + M*N) * element_bytes.",
+        "TFLOP/s = FLOPs / seconds / 1e12; GB/s = bytes / seconds / 1e9.",
+        "Amdahl: 1 / ((1 - f) + f / s). Roofline: min(peak TFLOP/s, intensity * GB/s / 1000).",
+    ],
+    "triton_add": [
+        "offsets = pid * BLOCK + tl.arange(0, BLOCK); mask = offsets < n.",
+        "Load x and y with the mask, store x + y with the same mask.",
+        "The grid is (triton.cdiv(n, block),): a tuple, rounded up.",
+    ],
+    "triton_row_sum": [
+        "One program per row: row = tl.program_id(0), grid = (rows,).",
+        "Rows are x.stride(0) elements apart, which may be more than n_cols. Pass the stride in.",
+        "BLOCK must be a power of two at least n_cols: triton.next_power_of_2(n_cols). Mask with other=0.0.",
+    ],
+    "triton_softmax": [
+        "The same layout as row_sum: one program per row, a power-of-two BLOCK, masked lanes.",
+        "Masked lanes load other=-float('inf'): exp(-inf) = 0 keeps them out of the sum.",
+        "Subtract tl.max(row, axis=0) before tl.exp, then divide by tl.sum.",
+        "x and out have different row strides here: pass both.",
+    ],
+    "triton_matmul": [
+        "Grid: (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N)). Program (pid_m, pid_n) owns one C tile.",
+        "Row offsets rm = pid_m*BLOCK_M + tl.arange(0, BLOCK_M); likewise rn for columns and rk for K.",
+        "A tile pointers: a_ptr + rm[:, None]*stride_am + k_offsets[None, :]*stride_ak. B likewise.",
+        "Mask M, N and K edges on the loads with other=0.0; create acc = tl.zeros(..., tl.float32) before the loop.",
+        "acc = tl.dot(a_tile, b_tile, acc) inside the loop; store acc once, masked on M and N.",
+    ],
+}

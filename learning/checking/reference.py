@@ -1,0 +1,68 @@
+"""The checker's own answers, written independently of learning/solutions.
+
+If a reference solution drifted, the checker would still catch it, because the two
+are separate code. The walkthroughs (learning.explain) use these too.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def cdiv(n: int, block: int) -> int:
+    return -(-n // block)
+
+
+def tile_ranges(size: int, tile: int) -> list[tuple[int, int]]:
+    return [(start, min(start + tile, size)) for start in range(0, size, tile)]
+
+
+def matmul(a, b):
+    inner, cols = len(b), len(b[0])
+    return [[sum(row[k] * b[k][j] for k in range(inner)) for j in range(cols)] for row in a]
+
+
+def matmul_k_slice(a, b, k_start: int, k_stop: int):
+    """Only the products with k in [k_start, k_stop): what one K step contributes."""
+    cols = len(b[0])
+    return [[sum(row[k] * b[k][j] for k in range(k_start, k_stop)) for j in range(cols)] for row in a]
+
+
+def matmul_last_k_tile(a, b, block_k: int):
+    """What a tiled matmul returns when its accumulator is reset inside the K loop."""
+    inner = len(b)
+    last_start = (cdiv(inner, block_k) - 1) * block_k
+    return matmul_k_slice(a, b, last_start, inner)
+
+
+def contiguous_strides(shape) -> tuple[int, ...]:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def grouped_tile(pid: int, num_pid_m: int, num_pid_n: int, group_m: int) -> tuple[int, int]:
+    tiles_per_group = group_m * num_pid_n
+    group = pid // tiles_per_group
+    first_m = group * group_m
+    rows_in_group = min(num_pid_m - first_m, group_m)
+    within = pid % tiles_per_group
+    return first_m + within % rows_in_group, within // rows_in_group
+
+
+def softmax(row):
+    top = max(row)
+    exps = [math.exp(x - top) for x in row]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def rmsnorm(x, weight, eps):
+    scale = 1.0 / math.sqrt(sum(v * v for v in x) / len(x) + eps)
+    return [v * scale * w for v, w in zip(x, weight, strict=True)]
+
+
+def next_power_of_two(n: int) -> int:
+    return 1 << (n - 1).bit_length() if n > 1 else 1

@@ -1,0 +1,1 @@
+"""One module per exercise. Each defines PARTS: the named checks the worker runs in order."""

@@ -1,0 +1,1 @@
+"""Reference answers to the exercises. Try the exercise first; read these after."""

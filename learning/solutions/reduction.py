@@ -1,0 +1,23 @@
+"""Lesson 3 reference: reduce in a tree of pairs, padding with an element that changes nothing."""
+
+import operator
+
+
+def next_power_of_two(n):
+    power = 1
+    while power < n:
+        power *= 2
+    return power
+
+
+def tree_reduce(values, combine, neutral):
+    level = list(values) + [neutral] * (next_power_of_two(len(values)) - len(values))
+    levels = [level]
+    while len(level) > 1:
+        level = [combine(level[i], level[i + 1]) for i in range(0, len(level), 2)]
+        levels.append(level)
+    return levels
+
+
+def row_sums(matrix):
+    return [tree_reduce(row, operator.add, 0.0)[-1][0] for row in matrix]
