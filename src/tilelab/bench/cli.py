@@ -1,0 +1,325 @@
+"""`kernel-bench`: correctness first, then timing against torch, with the evidence written to JSON.
+
+    kernel-bench --op matmul --dtype float16 --output results/local/my-gemm.json
+    kernel-bench --op matmul --shape 127 255 65 --shape 4096 4096 4096 --timing graph
+    kernel-bench --op matmul --check-only            # no GPU needed: Triton's interpreter
+    kernel-bench calibrate                           # measure this GPU's ceilings
+    kernel-bench report a.json b.json --output summary.md --plot summary.png
+    kernel-bench schema                              # the result JSON Schema
+    kernel-bench list                                # ops, variants, default shapes
+"""
+
+import argparse
+import datetime
+import json
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_PROBLEM = 1  # a variant was wrong, failed, or could not be timed
+EXIT_USAGE = 2  # bad arguments (argparse's own code)
+EXIT_NO_GPU = 3  # timing asked for without a CUDA GPU
+
+EXIT_CODES_HELP = """exit codes:
+  0  every variant was correct (or refused the inputs by contract) and, unless --check-only, was timed
+  1  a variant was wrong, failed, or could not be timed (the JSON is still written)
+  2  bad arguments, or an unreadable input file
+  3  no CUDA GPU: timing needs one (use --check-only to run the correctness part on Triton's interpreter)
+"""
+
+SUBCOMMANDS = ("calibrate", "report", "schema", "list")
+
+
+def run_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kernel-bench",
+        description="Check tilelab ops against a float64 reference, then time them against torch. "
+                    "Subcommands: calibrate, report, schema, list (kernel-bench SUBCOMMAND --help).",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--op", default="matmul", help="an op name (see `kernel-bench list`) or 'all'")
+    parser.add_argument("--dtype", nargs="+", default=["float16"],
+                        choices=["float16", "bfloat16", "float32", "float8_e4m3fn"], help="one or more")
+    parser.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"],
+                        help="float32 dot precision (default: the library's, tf32)")
+    parser.add_argument("--shape", nargs="+", type=int, action="append", metavar="N",
+                        help="a shape in the op's order (matmul: M N K); repeat for several. "
+                             "Default: the op's sweep (on the interpreter: its small check shapes)")
+    parser.add_argument("--variants", type=lambda s: [v for v in s.split(",") if v], action="extend",
+                        help="comma-separated subset (torch is always kept), or 'all' for extras too")
+    parser.add_argument("--compile", action="store_true", help="add a torch.compile baseline")
+    parser.add_argument("--compile-mode", default="max-autotune-no-cudagraphs",
+                        help="torch.compile mode for --compile (default: %(default)s)")
+    parser.add_argument("--timing", choices=["events", "graph"], default="events",
+                        help="events: CUDA events around each call; graph: replays of N calls in a CUDA graph")
+    parser.add_argument("--cache", choices=["warm", "cold"], default="cold",
+                        help="cold: L2 flushed (events) or inputs rotated (graph) before each call")
+    parser.add_argument("--warmup", type=int, default=10, help="untimed calls first (default %(default)s)")
+    parser.add_argument("--samples", type=int, default=50, help="timed samples per variant (default %(default)s)")
+    parser.add_argument("--graph-calls", type=int, default=0,
+                        help="calls captured per graph (default: enough for ~2 ms per replay)")
+    parser.add_argument("--seed", type=int, default=0, help="shuffles shapes and seeds the inputs")
+    parser.add_argument("--check-only", action="store_true",
+                        help="only the correctness part; without a GPU it runs on Triton's interpreter")
+    parser.add_argument("--ceilings", type=Path, help="a calibration JSON to use instead of the cached one")
+    parser.add_argument("--device", type=int, default=0, help="CUDA device index")
+    parser.add_argument("--output", type=Path,
+                        help="result JSON (default: results/local/kernel-bench-<op>-<dtype>-<time>.json)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        command, rest = argv[0], argv[1:]
+        if command == "calibrate":
+            return calibrate_command(rest)
+        if command == "report":
+            return report_command(rest)
+        if command == "schema":
+            return schema_command(rest)
+        return list_command(rest)
+    return bench_command(argv)
+
+
+def _no_gpu_message(what: str) -> str:
+    import torch
+
+    build = "a CPU-only torch build" if torch.version.cuda is None else f"torch built for CUDA {torch.version.cuda}"
+    return (f"kernel-bench: {what} needs a CUDA GPU, and torch.cuda.is_available() is False here "
+            f"({build}, torch {torch.__version__}).\n"
+            "Use `kernel-bench --check-only` to run the correctness checks on Triton's interpreter, "
+            "or `kernel-doctor` to see what is missing.")
+
+
+def _use_interpreter() -> str | None:
+    """Switch Triton to its CPU interpreter; it must happen before Triton is imported. Returns a problem, if any."""
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        return None
+    if "triton" in sys.modules:
+        return ("Triton was imported before kernel-bench could set TRITON_INTERPRET=1; "
+                "run it as its own process, or set TRITON_INTERPRET=1 in the environment")
+    os.environ["TRITON_INTERPRET"] = "1"
+    return None
+
+
+def bench_command(argv: list[str]) -> int:
+    args = run_parser().parse_args(argv)
+    if args.samples < 1 or args.warmup < 0 or args.graph_calls < 0:
+        print("kernel-bench: --samples must be >= 1, --warmup and --graph-calls >= 0", file=sys.stderr)
+        return EXIT_USAGE
+
+    import torch
+
+    on_gpu = torch.cuda.is_available()
+    if not on_gpu and not args.check_only:
+        print(_no_gpu_message("timing"), file=sys.stderr)
+        return EXIT_NO_GPU
+    if not on_gpu:
+        problem = _use_interpreter()
+        if problem:
+            print(f"kernel-bench: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+
+    from tilelab.bench import console, environment, registry, roofline, schema, sweep
+
+    ops_by_name = registry.all_ops()
+    if args.op == "all":
+        ops = [op for op in ops_by_name.values() if op.available()]
+    elif args.op in ops_by_name:
+        ops = [ops_by_name[args.op]]
+    else:
+        print(f"kernel-bench: unknown op {args.op!r}; known: {', '.join(ops_by_name)}, all", file=sys.stderr)
+        return EXIT_USAGE
+    if args.precision and "float32" not in args.dtype:
+        print("kernel-bench: --precision applies to --dtype float32 only", file=sys.stderr)
+        return EXIT_USAGE
+
+    device = torch.device("cuda", args.device) if on_gpu else torch.device("cpu")
+    if on_gpu:
+        torch.cuda.set_device(device)
+    settings = sweep.SweepSettings(
+        dtypes=args.dtype, precision=args.precision, timing=args.timing, cache=args.cache,
+        warmup=args.warmup, samples=args.samples, seed=args.seed, check_only=args.check_only,
+        compile=args.compile, compile_mode=args.compile_mode, variants=args.variants,
+        graph_calls=args.graph_calls, device=device,
+    )
+    shapes = [tuple(s) for s in args.shape] if args.shape else None
+    try:
+        cases = sweep.plan_cases(ops, args.dtype, shapes, args.seed, small=not on_gpu)
+        for op in ops:  # fail on a misspelt --variants before any work
+            for dtype in args.dtype:
+                if dtype in op.dtypes:
+                    sweep.variants_for(op, dtype, settings)
+    except (ValueError, KeyError) as exc:
+        print(f"kernel-bench: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not cases:
+        print(f"kernel-bench: no case to run ({args.op} with dtypes {', '.join(args.dtype)})", file=sys.stderr)
+        return EXIT_USAGE
+
+    env_info = environment.collect(device if on_gpu else None)
+    gpu = env_info["gpu"]
+    ceilings = roofline.ceilings_for(gpu["name"], args.ceilings) if gpu else None
+
+    with console.sweep_progress(len(cases), enabled=not args.no_progress) as (describe, case_done):
+        results = sweep.run(cases, settings, ceilings, gpu["l2_bytes"] if gpu else None, describe, case_done)
+
+    summary = sweep.summarize_cases(results)
+    document = {
+        "schema_version": schema.SCHEMA_VERSION,
+        "tool": "kernel-bench",
+        "created_utc": environment.utc_now(),
+        "command": environment.command_line(argv),
+        "argv": argv,
+        "settings": {
+            "ops": [op.name for op in ops], "dtypes": args.dtype, "precision": args.precision,
+            "timing": args.timing, "cache": args.cache, "warmup": args.warmup, "samples": args.samples,
+            "seed": args.seed, "check_only": args.check_only, "compile": args.compile,
+            "compile_mode": args.compile_mode if args.compile else None, "variants": args.variants,
+            "graph_calls": args.graph_calls or None, "device": str(device),
+            "interpreter": not on_gpu,
+        },
+        "environment": env_info,
+        "source": environment.source_state(),
+        "ceilings": ceilings,
+        "cases": results,
+        "summary": summary,
+    }
+    problems = schema.validate(document)
+    if problems:  # a bug in kernel-bench itself: say so, keep the data
+        print("kernel-bench: the result does not match its own schema:\n  " + "\n  ".join(problems[:20]),
+              file=sys.stderr)
+
+    output = args.output or _default_output(args.op, args.dtype)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
+
+    where = gpu["name"] if gpu else "Triton interpreter (CPU)"
+    mode = "check only" if args.check_only else f"{args.timing}, {args.cache} L2"
+    console.print_summary(results, summary, f"kernel-bench on {where} ({mode})")
+    print(f"wrote {output}")
+    bad = summary["by_status"]["wrong"] + summary["by_status"]["failed"] + summary["timing_errors"]
+    return EXIT_PROBLEM if bad or problems else EXIT_OK
+
+
+def _default_output(op: str, dtypes: list[str]) -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("results") / "local" / f"kernel-bench-{op}-{'-'.join(dtypes)}-{stamp}.json"
+
+
+def calibrate_command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kernel-bench calibrate",
+        description="Measure this GPU's copy bandwidth and torch's best matmul rate per precision; cache them "
+                    "(under $TILELAB_CACHE_DIR or ~/.cache/tilelab) as the roofline ceilings for kernel-bench.",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--output", type=Path, help="also write the calibration JSON here")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    if not torch.cuda.is_available():
+        print(_no_gpu_message("calibrate"), file=sys.stderr)
+        return EXIT_NO_GPU
+    from rich.console import Console
+    from rich.table import Table
+
+    from tilelab.bench import calibrate, roofline
+
+    device = torch.device("cuda", args.device)
+    torch.cuda.set_device(device)
+    Console(stderr=True).print("measuring copy bandwidth and torch.matmul peaks (about a minute)...")
+    data = calibrate.measure(device)
+    cached = roofline.calibration_path(data["gpu_name"])
+    roofline.save_calibration(data, cached)
+    if args.output:
+        roofline.save_calibration(data, args.output)
+
+    sheet = data["datasheet"] or {}
+    table = Table(title=f"ceilings of {data['gpu_name']}")
+    for column in ("ceiling", "measured", "datasheet", "measured / datasheet"):
+        table.add_column(column, justify="right" if column != "ceiling" else "left")
+    rows = [(f"{key} TFLOP/s", value, (sheet.get("compute_tflops") or {}).get(key))
+            for key, value in data["compute_tflops"].items()]
+    rows.append(("memory GB/s", data["memory_gbps"], sheet.get("memory_gbps")))
+    for label, measured, datasheet in rows:
+        ratio = f"{measured / datasheet:.0%}" if datasheet else ""
+        table.add_row(label, f"{measured:,.1f}", f"{datasheet:,.1f}" if datasheet else "-", ratio)
+    Console().print(table)
+    print(f"cached in {cached}" + (f" and written to {args.output}" if args.output else ""))
+    return EXIT_OK
+
+
+def report_command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kernel-bench report",
+        description="Markdown tables and PNG plots (TFLOP/s, speedup vs torch, roofline) from result files.",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("files", nargs="+", type=Path, help="kernel-bench result JSON files")
+    parser.add_argument("--output", type=Path, help="markdown file (default: print to stdout)")
+    parser.add_argument("--plot", type=Path, help="PNG file for the plots")
+    args = parser.parse_args(argv)
+
+    from tilelab.bench import report
+
+    try:
+        documents = [report.load(path) for path in args.files]
+    except report.ReportError as exc:
+        print(f"kernel-bench report: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    names = [path.name for path in args.files]
+    plot_link = None
+    if args.plot:
+        from tilelab.bench import plots
+
+        plots.render(documents, names, args.plot)
+        plot_link = os.path.relpath(args.plot, args.output.parent) if args.output else str(args.plot)
+    markdown = report.render(documents, names, plot_link)
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(markdown)
+        print(f"wrote {args.output}" + (f" and {args.plot}" if args.plot else ""))
+    else:
+        sys.stdout.write(markdown)
+    return EXIT_OK
+
+
+def schema_command(argv: list[str]) -> int:
+    argparse.ArgumentParser(prog="kernel-bench schema", description="Print the result JSON Schema.").parse_args(argv)
+    from tilelab.bench import schema
+
+    print(json.dumps(schema.RESULT, indent=1))
+    return EXIT_OK
+
+
+def list_command(argv: list[str]) -> int:
+    argparse.ArgumentParser(prog="kernel-bench list",
+                            description="Ops, their variants and default shapes.").parse_args(argv)
+    import torch
+
+    if not torch.cuda.is_available() and _use_interpreter():
+        pass  # listing runs no kernel; an already-imported Triton is fine here
+    from rich.console import Console
+    from rich.table import Table
+
+    from tilelab.bench import registry
+
+    table = Table(title="kernel-bench ops")
+    for column in ("op", "dims", "dtypes", "variants (* = default)", "default shapes"):
+        table.add_column(column)
+    for op in registry.all_ops().values():
+        options = registry.VariantOptions(dtype=torch.float16, compile=True, on_gpu=True)
+        try:
+            variants = ", ".join(v.name + ("*" if v.default else "") for v in op.variants(options))
+        except Exception as exc:  # the library side of the op may be missing
+            variants = f"(unavailable: {exc})"
+        shapes = ", ".join("x".join(map(str, s)) for s in op.default_shapes)
+        table.add_row(op.name, " ".join(op.dims), ", ".join(op.dtypes), variants, shapes)
+    Console().print(table)
+    return EXIT_OK

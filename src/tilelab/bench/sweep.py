@@ -1,0 +1,211 @@
+"""The sweep: for each case (op, shape, dtype) in shuffled order, check every variant, then time the right ones.
+
+Checking comes first and uses its own fresh random inputs; timing uses
+others. A variant that is wrong or failed is never timed: a fast wrong
+answer is not a result.
+"""
+
+import dataclasses
+import random
+import zlib
+from collections.abc import Callable
+
+import torch
+
+from tilelab.bench import correctness, roofline, stats, timing
+from tilelab.bench.registry import DTYPES, OpSpec, Variant, VariantOptions, select_variants
+
+
+@dataclasses.dataclass
+class SweepSettings:
+    dtypes: list[str]
+    precision: str | None = None
+    timing: str = "events"  # "events" | "graph"
+    cache: str = "cold"  # "warm" | "cold"
+    warmup: int = 10
+    samples: int = 50
+    seed: int = 0
+    check_only: bool = False
+    compile: bool = False
+    compile_mode: str = "max-autotune-no-cudagraphs"
+    variants: list[str] | None = None
+    graph_calls: int = 0  # 0: sized automatically
+    device: torch.device = dataclasses.field(default_factory=lambda: torch.device("cpu"))
+
+
+@dataclasses.dataclass(frozen=True)
+class CasePlan:
+    op: OpSpec
+    shape: tuple[int, ...]
+    dtype: str
+    canonical_index: int  # position in the op's shape list: how reports order cases
+
+
+def case_seed(seed: int, op: str, shape: tuple[int, ...], dtype: str, purpose: str) -> int:
+    """A data seed from what the case is, not when it runs: shuffling never changes a case's inputs."""
+    return zlib.crc32(f"{seed}|{op}|{'x'.join(map(str, shape))}|{dtype}|{purpose}".encode())
+
+
+def plan_cases(ops: list[OpSpec], dtypes: list[str], shapes: list[tuple[int, ...]] | None, seed: int,
+               small: bool = False) -> list[CasePlan]:
+    """All (op, shape, dtype) cases, shuffled with `seed` so no shape always runs first on a cold GPU."""
+    cases = []
+    index = 0
+    for op in ops:
+        op_shapes = shapes if shapes is not None else (op.check_shapes if small else op.default_shapes)
+        for shape in op_shapes:
+            if len(shape) != len(op.dims):
+                raise ValueError(f"{op.name} takes shapes of {len(op.dims)} numbers ({' '.join(op.dims)}), "
+                                 f"got {' '.join(map(str, shape))}")
+            for dtype in dtypes:
+                if dtype in op.dtypes:
+                    cases.append(CasePlan(op, tuple(shape), dtype, index))
+                    index += 1
+    random.Random(seed).shuffle(cases)
+    return cases
+
+
+def _generator(device: torch.device, seed: int) -> torch.Generator:
+    generator = torch.Generator(device=device)
+    generator.manual_seed(seed)
+    return generator
+
+
+def variants_for(op: OpSpec, dtype: str, settings: SweepSettings) -> list[Variant]:
+    options = VariantOptions(
+        dtype=DTYPES[dtype], precision=settings.precision, compile=settings.compile,
+        compile_mode=settings.compile_mode, on_gpu=settings.device.type == "cuda",
+    )
+    return select_variants(op.variants(options), settings.variants)
+
+
+def run_case(case: CasePlan, settings: SweepSettings, ceilings: dict | None, l2_bytes: int | None,
+             advance: Callable[[str], None] = lambda label: None) -> dict:
+    op, shape, dtype = case.op, case.shape, DTYPES[case.dtype]
+    device = settings.device
+    precision = settings.precision if dtype == torch.float32 else None
+    variants = variants_for(op, case.dtype, settings)
+    label = f"{op.name} {'x'.join(map(str, shape))} {case.dtype}"
+
+    # 1. correctness, on fresh random inputs of their own
+    inputs = op.make_inputs(shape, dtype, device, _generator(device, case_seed(settings.seed, op.name, shape,
+                                                                                 case.dtype, "check")))
+    reference = op.reference(*inputs)
+    tol = op.tolerance(dtype, precision)
+    results = []
+    for variant in variants:
+        advance(f"{label}: checking {variant.name}")
+        checked = correctness.check(variant.run, inputs, reference, tol)
+        plan = None
+        if checked.status in (correctness.OK, correctness.WRONG):
+            try:
+                plan = variant.plan(*inputs)
+            except Exception as exc:  # the plan is context; its absence must not lose the result
+                plan = {"error": f"{type(exc).__name__}: {exc}"}
+        results.append({
+            "name": variant.name, "baseline": variant.baseline, "status": checked.status,
+            "error": checked.error, "tolerance": checked.tolerance, "message": checked.message,
+            "plan": plan, "timing": None, "timing_error": None,
+            "tflops": None, "gbps": None, "speedup_vs_torch": None, "roofline_fraction": None,
+        })
+    del inputs, reference
+
+    # 2. timing, on other inputs
+    if not settings.check_only:
+        _time_variants(case, variants, results, settings, l2_bytes, advance, label)
+
+    flops, nbytes = op.flops(shape), op.bytes_moved(shape, dtype)
+    _add_rates(results, flops, nbytes, ceilings, roofline.compute_key(case.dtype, precision))
+    return {
+        "op": op.name, "metric": op.metric, "dims": op.shape_dict(shape), "shape": list(shape), "dtype": case.dtype,
+        "precision": precision, "flops": flops, "bytes": nbytes,
+        "intensity": flops / nbytes if nbytes else None,
+        "order": -1,
+        "roofline_bound_tflops": (roofline.attainable_tflops(ceilings, roofline.compute_key(case.dtype, precision),
+                                                             flops, nbytes) if ceilings else None),
+        "variants": results,
+    }
+
+
+def _time_variants(case: CasePlan, variants: list[Variant], results: list[dict], settings: SweepSettings,
+                   l2_bytes: int | None, advance: Callable[[str], None], label: str) -> None:
+    op, shape, dtype = case.op, case.shape, DTYPES[case.dtype]
+    device = settings.device
+    bytes_per_set = op.bytes_moved(shape, dtype)
+    cold = settings.cache == "cold"
+    sets = 1
+    if cold and settings.timing == "graph" and l2_bytes:
+        free, _ = torch.cuda.mem_get_info(device)
+        sets = timing.input_sets_for_cold_graph(bytes_per_set, l2_bytes, memory_budget=free // 4)
+    input_sets = [
+        op.make_inputs(shape, dtype, device, _generator(device, case_seed(settings.seed, op.name, shape,
+                                                                           case.dtype, f"time{i}")))
+        for i in range(sets)
+    ]
+    flush = timing.L2Flusher(device, l2_bytes or (64 << 20)) if cold and settings.timing == "events" else None
+    for variant, result in zip(variants, results, strict=True):
+        if result["status"] != correctness.OK:
+            continue
+        advance(f"{label}: timing {variant.name}")
+        try:
+            if settings.timing == "events":
+                timed = timing.time_events(variant.run, input_sets, warmup=settings.warmup,
+                                           samples=settings.samples, flush=flush)
+            else:
+                call_ms = timing.estimate_call_ms(variant.run, input_sets[0])
+                calls = timing.graph_calls(call_ms, len(input_sets), settings.graph_calls)
+                timed = timing.time_graph(variant.run, input_sets, warmup=settings.warmup,
+                                          samples=settings.samples, calls=calls, cache=settings.cache)
+        except Exception as exc:  # e.g. a variant that cannot be captured in a graph
+            torch.cuda.synchronize(device)
+            result["timing_error"] = f"{type(exc).__name__}: {exc}"
+            continue
+        result["timing"] = {
+            "mode": timed.mode, "cache": timed.cache, "samples_ms": timed.samples_ms,
+            "calls_per_sample": timed.calls_per_sample, "input_sets": timed.input_sets,
+            **stats.summarize(timed.samples_ms),
+        }
+
+
+def _add_rates(results: list[dict], flops: int, nbytes: int, ceilings: dict | None, compute_key: str) -> None:
+    baseline_ms = next((r["timing"]["median_ms"] for r in results if r["baseline"] and r["timing"]), None)
+    for r in results:
+        if not r["timing"]:
+            continue
+        ms = r["timing"]["median_ms"]
+        if ms <= 0:
+            continue
+        r["tflops"] = stats.tflops(flops, ms) if flops else None
+        r["gbps"] = stats.gbps(nbytes, ms)
+        r["speedup_vs_torch"] = stats.speedup(baseline_ms, ms)
+        r["roofline_fraction"] = roofline.roofline_fraction(ceilings, compute_key, flops, nbytes, ms)
+
+
+def summarize_cases(cases: list[dict]) -> dict:
+    by_status: dict[str, int] = {s: 0 for s in correctness.STATUSES}
+    timed = timing_errors = 0
+    for case in cases:
+        for v in case["variants"]:
+            by_status[v["status"]] += 1
+            timed += v["timing"] is not None
+            timing_errors += v.get("timing_error") is not None
+    return {"cases": len(cases), "checked": sum(by_status.values()), "timed": timed,
+            "timing_errors": timing_errors, "by_status": by_status}
+
+
+def run(cases: list[CasePlan], settings: SweepSettings, ceilings: dict | None, l2_bytes: int | None,
+        describe: Callable[[str], None] = lambda text: None,
+        case_done: Callable[[], None] = lambda: None) -> list[dict]:
+    """Visit the cases in the given (shuffled) order; return them in the ops' own shape order.
+
+    `describe` hears what is running now, `case_done` when a case is finished (for a progress bar).
+    """
+    done = []
+    for visit, case in enumerate(cases):
+        result = run_case(case, settings, ceilings, l2_bytes, describe)
+        result["order"] = visit
+        done.append((case.canonical_index, result))
+        if settings.device.type == "cuda":
+            torch.cuda.empty_cache()  # the next shape's inputs should not compete with this one's
+        case_done()
+    return [result for _, result in sorted(done, key=lambda pair: pair[0])]

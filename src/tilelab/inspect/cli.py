@@ -1,0 +1,117 @@
+"""`kernel-inspect`: compile the real library kernel for a GPU target and count what the compiler made.
+
+    kernel-inspect --op matmul --path descriptor --dtype float16 --target sm_90
+    kernel-inspect --op matmul --path pointer --target sm_80 --output results/local/inspect/ampere
+    kernel-inspect --dtype float32 --precision ieee --json
+
+No GPU is needed (except for --target native): Triton compiles for a
+described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
+registers and spills.
+"""
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+EXIT_CODES_HELP = """exit codes:
+  0  compiled; stages saved, census printed
+  1  the compiler failed
+  2  bad arguments (unknown target, config or combination)
+"""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kernel-inspect",
+        description="Compile a tilelab kernel for a target, save every stage (ttir, ttgir, llir, ptx, cubin, "
+                    "sass) and print a census: MMA instructions, async copies, load widths, registers, "
+                    "spills, shared memory.",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--op", default="matmul", choices=["matmul"])
+    p.add_argument("--path", default="descriptor", choices=["pointer", "descriptor"])
+    p.add_argument("--dtype", default="float16", choices=["float16", "bfloat16", "float32"])
+    p.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"], help="float32 only (default tf32)")
+    p.add_argument("--config", help="a named config (e.g. fixed); default: the first tuning candidate")
+    p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
+    p.add_argument("--output", type=Path,
+                   help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")
+    p.add_argument("--json", action="store_true", help="print the census as JSON instead of a table")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    # Compiling needs real JIT functions, which TRITON_INTERPRET=1 replaces by interpreted ones.
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        if "triton" in sys.modules:
+            print("kernel-inspect: Triton was imported with TRITON_INTERPRET=1; run kernel-inspect in its own "
+                  "process without it", file=sys.stderr)
+            return 2
+        os.environ["TRITON_INTERPRET"] = "0"
+
+    from tilelab.inspect import compile as compiler
+
+    try:
+        result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target)
+    except (ValueError, KeyError) as exc:
+        print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the compiler's own failure: show it, that is what the tool is for
+        print(f"kernel-inspect: compiling failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    label = f"{args.op}-{args.path}-{args.dtype}" + (f"-{args.precision}" if args.precision else "")
+    directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
+    written = compiler.save(result, directory)
+    if args.json:
+        print(json.dumps(compiler.as_json(result), indent=1))
+    else:
+        print_census(result)
+        print(f"saved {', '.join(p.name for p in written)} in {directory}")
+    return 0
+
+
+def print_census(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    c = result.census
+    cfg = result.config
+    title = (f"{result.kernel} for {result.target}: {result.dtype}"
+             + (f" ({result.precision})" if result.dtype == "float32" else "")
+             + f", tiles {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']}, "
+               f"{cfg['num_warps']} warps, {cfg['num_stages']} stages")
+    table = Table(title=title)
+    table.add_column("what")
+    table.add_column("count / value", justify="right")
+    table.add_column("meaning")
+    meaning = {
+        "mma.sync": "warp-level tensor-core MMA (Ampere style)",
+        "wgmma": "warpgroup tensor-core MMA from shared memory (Hopper)",
+        "ldmatrix": "shared -> registers in MMA fragment layout",
+        "cp.async": "per-thread async global -> shared copies (Ampere)",
+        "cp.async.bulk.tensor": "TMA tile copies by descriptor (Hopper)",
+        "fma.f32": "scalar float32 fused multiply-adds (no tensor cores)",
+    }
+    for name, count in c["ptx"].items():
+        table.add_row(f"PTX {name}", str(count), meaning[name])
+    widths = ", ".join(f"{n} x {bits}-bit" for bits, n in c["global_load_bits"].items()) or "none"
+    table.add_row("PTX ld.global widths", widths, "bits per thread per load; 128 is the widest")
+    copies = ", ".join(f"{n} x {size} B" for size, n in c["cp_async_bytes"].items()) or "none"
+    table.add_row("PTX cp.async sizes", copies, "bytes per thread per async copy; 16 is the widest")
+    table.add_row("tensor cores", "yes" if c["tensor_cores"] else "NO", "any mma.sync or wgmma")
+    resources = c["resources"]
+    source = f" ({resources['source']})" if resources.get("source") else ""
+    table.add_row("registers per thread", str(resources.get("registers")), f"255 is the limit{source}")
+    spills = resources.get("spill_stores_bytes"), resources.get("spill_loads_bytes")
+    table.add_row("spills (store/load bytes)", f"{spills[0]}/{spills[1]}", "registers that did not fit")
+    table.add_row("shared memory (bytes)", str(resources.get("shared_bytes")), "dynamic, per program")
+    if "sass" in c:
+        sass = {k: v for k, v in c["sass"].items() if k != "LDG by bits"}
+        table.add_row("SASS", ", ".join(f"{k} {v}" for k, v in sass.items() if v) or "-", "what ptxas kept")
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)  # a log file has no edge: do not squeeze the columns
+    console.print(table)
