@@ -72,7 +72,7 @@ def check_add_vectors(module, trial) -> None:
                 first_program = missing[0] // block
                 raise CheckFailure(
                     f"out[{spans(missing)}] never written (still NaN): with n={n} and block={block} "
-                    f"you need cdiv({n}, {block}) = {ref.cdiv(n, block)} programs, and program "
+                    f"the grid needs cdiv({n}, {block}) = {ref.cdiv(n, block)} program(s), and program "
                     f"{first_program} did not store these — is the grid count rounded down?")
             want = [a + b for a, b in zip(x, y, strict=True)]
             check_vector(list(out), want, "out")

@@ -31,7 +31,7 @@ def check_launch_add(module, trial) -> None:
             if missing:
                 raise CheckFailure(
                     f"out[{spans(missing)}] never written: n={n} with BLOCK={block} needs "
-                    f"triton.cdiv({n}, {block}) = {ref.cdiv(n, block)} programs; program "
+                    f"triton.cdiv({n}, {block}) = {ref.cdiv(n, block)} program(s); program "
                     f"{missing[0] // block} wrote nothing — is the grid rounded down, or the store missing?")
             diff = ts.first_difference(out.written(), x + y, rtol=1e-6, atol=1e-6)
             if diff:
