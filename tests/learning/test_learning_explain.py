@@ -1,0 +1,59 @@
+"""learning.explain prints the lesson's numbers, traced from code, and draws the picture."""
+
+import io
+import struct
+
+import pytest
+
+from learning.walkthroughs import grouping, matmul, reduction
+
+
+def _text(script) -> str:
+    out = io.StringIO()
+    script.render(write=lambda line="": out.write(line + "\n"))
+    return out.getvalue()
+
+
+def test_matmul_walkthrough_has_the_lesson_numbers():
+    text = _text(matmul.build())
+    for fact in ["C[0,0] = 1*7 + 2*9 + 3*11", "-> 58", "-> 64", "-> 139", "-> 154",
+                 "-> 25", "-> 33", "C[0,0] = 33, not 58",
+                 "tile_ranges(7, 3), the column tiles", "[(0, 3), (3, 6), (6, 7)]",
+                 "-> 3 x 3 = 9", "K steps per program: cdiv(5, 2)"]:
+        assert fact in text, fact
+    for dim, verdict in [("M=5", "5 % 2 = 1"), ("N=7", "7 % 3 = 1"), ("K=5", "5 % 2 = 1")]:
+        assert f"does {dim} need a mask" in text and verdict in text
+
+
+def test_ownership_grid_marks_masked_cells():
+    grid = matmul.ownership_grid(5, 7, 2, 3)
+    assert grid[1].split()[2:] == ["0", "0", "0", "1", "1", "1", "2", ".", "."]
+    assert set(grid[-1].split()[2:]) == {"."}  # row 5 is outside C
+
+
+def test_grouping_counts_panels():
+    assert grouping.panels_touched(16, 16, 1, 32) == (2, 16)
+    assert grouping.panels_touched(16, 16, 8, 32) == (8, 4)
+
+
+def test_fp16_accumulator_stalls_at_2048():
+    assert reduction.running_sum(4096, "e") == 2048.0
+    assert reduction.running_sum(4096, "f") == 4096.0
+    assert struct.calcsize("e") == 2
+
+
+def test_quiz_waits_before_each_answer():
+    prompts = []
+    script = matmul.build()
+    script.render(quiz=True, read=prompts.append, write=lambda line="": None)
+    assert len(prompts) == sum(1 for line in script.lines if line.answer is not None)
+
+
+def test_plot_draws_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    from learning.walkthroughs import picture
+
+    target = tmp_path / "tiles.png"
+    picture.draw(str(target))
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert target.stat().st_size > 20_000

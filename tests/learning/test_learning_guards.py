@@ -1,0 +1,60 @@
+"""The guard and comparison helpers behave as the messages claim."""
+
+import math
+
+import pytest
+
+from learning.checking.compare import check_matrix, fmt
+from learning.checking.guarded_list import GuardedList, GuardedMatrix, describe_offset, spans
+from learning.checking.status import Status, most_urgent
+from learning.checking.trial import CheckFailure
+
+
+def test_guarded_list_records_stray_stores_instead_of_wrapping():
+    out = GuardedList.poisoned(4, "out")
+    out[3] = 1.0
+    out[4] = 2.0  # one past the end
+    out[-1] = 3.0  # a plain list would silently write out[3]
+    assert out[3] == 1.0
+    assert out.stray_stores == [4, -1]
+    assert math.isnan(out[7]) and out.stray_loads == [7]
+    assert out.unwritten() == [0, 1, 2]
+
+
+def test_guarded_matrix_catches_rows_and_columns_outside():
+    c = GuardedMatrix(2, 3, "C")
+    c[0][3] = 1.0
+    c[2][0] = 1.0
+    assert c.stray_stores() == [(0, 3), (2, 0)]
+
+
+def test_describe_offset_names_program_and_lane():
+    assert describe_offset(9, 7, 4) == "offset 9 (3 past the end; program 2, lane 1 with block 4)"
+    assert describe_offset(-1, 7) == "offset -1 (1 before the start)"
+
+
+def test_spans_and_fmt():
+    assert spans([4, 5, 6, 9]) == "4..6, 9"
+    assert fmt(33.0) == "33" and fmt(0.5) == "0.5"
+
+
+def test_check_matrix_names_the_mistake():
+    with pytest.raises(CheckFailure, match=r"C\[0,0\] is 33, expected 58: is the accumulator"):
+        check_matrix([[33.0]], [[58.0]], known_mistakes=[([[33.0]], "is the accumulator reset inside the K loop?")])
+
+
+def test_most_urgent_status_wins():
+    assert most_urgent([Status.PASS, Status.TODO, Status.FAIL]) == Status.FAIL
+    assert most_urgent([Status.PASS, Status.UNAVAILABLE]) == Status.UNAVAILABLE
+    assert most_urgent([]) == Status.PASS
+
+
+def test_tensor_guards_find_a_stray_store():
+    torch = pytest.importorskip("torch")
+    from learning.checking.tensor_guards import GuardedOutput
+
+    out = GuardedOutput((3, 4), torch.float32, "cpu", pad=2)
+    out.view[:, :] = 1.0
+    out.storage[2 + 1, 4] = 5.0  # row 1, column 4: just right of the view
+    assert out.stray_stores() == [((1, 4), 5.0)]
+    assert out.unwritten() == []

@@ -1,0 +1,30 @@
+"""Every reference solution passes its own check, on this machine's Triton setup."""
+
+import pytest
+
+from learning.checking import catalog
+from learning.checking.runner import check_file
+from learning.checking.status import Status
+
+
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.name)
+def test_solution_passes(exercise):
+    result = check_file(exercise, exercise.solution_file, seed=20240601)
+    details = "\n".join(f"{p['status']} {p['name']}: {p['message']}" for p in result.parts)
+    assert result.status == Status.PASS, f"{result.message}\n{details}\n{result.output}"
+    assert all(p["cases"] > 0 for p in result.parts), "every part should run at least one case"
+
+
+@pytest.mark.parametrize("exercise", catalog.EXERCISES, ids=lambda e: e.name)
+def test_starter_is_todo(exercise):
+    result = check_file(exercise, exercise.exercise_file, seed=7)
+    assert result.status == Status.TODO, f"{result.message} {result.parts}"
+
+
+def test_exercise_and_solution_files_match_the_catalog():
+    for exercise in catalog.EXERCISES:
+        assert exercise.exercise_file.exists(), exercise.exercise_file
+        assert exercise.solution_file.exists(), exercise.solution_file
+        starter = exercise.exercise_file.read_text()
+        for function in exercise.functions:
+            assert f"def {function}(" in starter, (exercise.name, function)

@@ -1,0 +1,68 @@
+"""Plausible wrong answers must fail, and the message must point at the mistake."""
+
+import pytest
+
+from learning.checking import catalog
+from learning.checking.runner import check_file
+from learning.checking.status import Status
+
+from .helpers import WRONG_ANSWERS
+
+# (wrong-answer file, exercise, expected status, phrases the first failing message must contain)
+CASES = [
+    ("matmul_acc_reset", "matmul", Status.FAIL,
+     ["C[0,0] is 33, expected 58: is the accumulator reset inside the K loop?"]),
+    ("matmul_aliased_rows", "matmul", Status.FAIL, ["same list object", "[[0.0] * N for _ in range(M)]"]),
+    ("matmul_zeros", "matmul", Status.FAIL, ["C[0,0] is 0, expected 58", "every entry is 0"]),
+    ("matmul_tiles_unclipped", "matmul", Status.FAIL,
+     ["tile_ranges(7, 3) returned [(0, 3), (3, 6), (6, 9)]", "min(start + tile, size)"]),
+    ("offsets_cdiv_floor", "offsets", Status.FAIL, ["cdiv(1, 4) returned 0, expected 1", "round up"]),
+    ("offsets_missing_mask", "offsets", Status.FAIL,
+     ["stray store to out at offset", "past the end", "program", "lane", "masked"]),
+    ("offsets_hang", "offsets", Status.ERROR, ["time limit", "in cdiv, case 'cdiv("]),
+    ("strides_swapped", "strides", Status.FAIL,
+     ["contiguous_strides((2, 3)) returned (1, 2), expected (3, 1)", "column-major"]),
+    ("reduction_zero_padding", "reduction", Status.FAIL, ["returned 0, expected -1.5", "neutral element"]),
+    ("softmax_unstable", "softmax", Status.FAIL, ["overflowed", "subtract the row's maximum"]),
+    ("grouping_no_partial_group", "grouping", Status.FAIL, ["outside the", "min(GROUP_M, num_pid_m - first_pid_m)"]),
+    ("triton_add_missing_mask", "triton_add", Status.FAIL,
+     ["stray store", "past the end", "program 0, lane 1", "masked"]),
+    ("triton_add_past_end", "triton_add", Status.FAIL, ["stray store", "1 past the end", "offsets < n"]),
+    ("triton_add_floor_grid", "triton_add", Status.FAIL, ["never written", "triton.cdiv", "rounded down"]),
+    ("triton_row_sum_unmasked_load", "triton_row_sum", Status.FAIL, ["is nan", "mask the load", "other=0.0"]),
+    ("triton_row_sum_assumed_stride", "triton_row_sum", Status.FAIL, ["row 0 is right", "x.stride(0)"]),
+    ("triton_softmax_other_zero", "triton_softmax", Status.FAIL, ["-inf", "other=0"]),
+    ("triton_matmul_acc_reset", "triton_matmul", Status.FAIL, ["is the accumulator reset inside the K loop?"]),
+    ("triton_matmul_no_k_mask", "triton_matmul", Status.FAIL, ["is nan", "mask K"]),
+    ("triton_matmul_swapped_strides", "triton_matmul", Status.FAIL, ["A @ B.T", "strides are swapped"]),
+    ("triton_matmul_unmasked_store", "triton_matmul", Status.FAIL,
+     ["stray store", "outside the", "program (pid_m=", "lane (", "masked on both"]),
+]
+
+
+def _first_problem(result) -> str:
+    if result.message:
+        return result.message
+    return next(p["message"] for p in result.parts if p["status"] != Status.PASS.value)
+
+
+@pytest.mark.parametrize(("module", "exercise_name", "status", "phrases"), CASES, ids=[c[0] for c in CASES])
+def test_wrong_answer_is_caught(module, exercise_name, status, phrases):
+    exercise = catalog.BY_NAME[exercise_name]
+    timeout = 3 if status == Status.ERROR else None
+    result = check_file(exercise, WRONG_ANSWERS / f"{module}.py", seed=1234, timeout=timeout)
+    assert result.status == status, (result.message, result.parts)
+    message = _first_problem(result)
+    for phrase in phrases:
+        assert phrase in message, f"{phrase!r} not in {message!r}"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_acc_reset_is_caught_whatever_the_seed(seed):
+    result = check_file(catalog.BY_NAME["matmul"], WRONG_ANSWERS / "matmul_acc_reset.py", seed=seed)
+    assert result.status == Status.FAIL
+
+
+def test_every_wrong_answer_file_is_used():
+    files = {p.stem for p in WRONG_ANSWERS.glob("*.py") if p.stem != "__init__"}
+    assert files == {c[0] for c in CASES}

@@ -1,0 +1,1 @@
+"""Plausible wrong answers to the exercises. Each must FAIL (or ERROR) with a useful message."""
