@@ -195,7 +195,7 @@ def bench_command(argv: list[str]) -> int:
 
     output = args.output or _default_output(args.op, args.dtype)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
+    output.write_text(json.dumps(schema.finite(document), indent=1, allow_nan=False) + "\n")
 
     where = gpu["name"] if gpu else "Triton interpreter (CPU)"
     mode = "check only" if args.check_only else f"{args.timing}, {args.cache} L2"
@@ -314,9 +314,10 @@ def list_command(argv: list[str]) -> int:
     for column in ("op", "dims", "dtypes", "variants (* = default)", "default shapes"):
         table.add_column(column)
     for op in registry.all_ops().values():
-        options = registry.VariantOptions(dtype=torch.float16, compile=True, on_gpu=True)
+        options = registry.VariantOptions(dtype=torch.float16, compile=False, on_gpu=True)
         try:
             variants = ", ".join(v.name + ("*" if v.default else "") for v in op.variants(options))
+            variants += ", torch-compile (with --compile)"
         except Exception as exc:  # the library side of the op may be missing
             variants = f"(unavailable: {exc})"
         shapes = ", ".join("x".join(map(str, s)) for s in op.default_shapes)

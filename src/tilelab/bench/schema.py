@@ -5,6 +5,8 @@ report` refuses versions it does not know. docs/BENCHMARKING.md explains
 every field.
 """
 
+import math
+
 SCHEMA_VERSION = 1
 
 _NUM = {"type": "number"}
@@ -54,6 +56,7 @@ CASE = {
                  "variants"],
     "properties": {
         "op": {"type": "string"},
+        "metric": {"enum": ["tflops", "gbps"]},
         "dims": {"type": "object"},
         "shape": {"type": "array", "items": {"type": "integer", "minimum": 0}},
         "dtype": {"type": "string"},
@@ -158,6 +161,17 @@ RESULT = {
         },
     },
 }
+
+def finite(value):
+    """`value` with every NaN or infinity replaced by None: JSON has no such numbers."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
 
 _TYPES = {
     "object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),

@@ -1,0 +1,96 @@
+"""kernel-inspect: the compiler facts the seeds teach, checked on real compiles for sm_80 and sm_90.
+
+Compiling needs no GPU: Triton targets a described GPU, and the ptxas and
+cuobjdump inside its wheel give the cubin, SASS and register counts.
+"""
+
+import json
+
+import pytest
+
+from tests.instruments.helpers import run_tool
+from tilelab.inspect import census
+
+
+def inspect(tmp_path, *args):
+    done = run_tool("tilelab.inspect", "--json", "--output", str(tmp_path), *args, interpret=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_fp16_on_sm80_uses_mma_sync(tmp_path):
+    found = inspect(tmp_path, "--op", "matmul", "--path", "pointer", "--dtype", "float16", "--target", "sm_80")
+    ptx = found["census"]["ptx"]
+    assert ptx["mma.sync"] > 0 and ptx["wgmma"] == 0
+    assert ptx["ldmatrix"] > 0  # operands reach the tensor cores through ldmatrix
+    assert ptx["cp.async.bulk.tensor"] == 0  # no TMA before Hopper
+    assert found["census"]["resources"]["registers"] > 0
+    for stage in ("ttir", "ttgir", "llir", "ptx", "cubin"):
+        assert stage in found["stages"]
+    assert (tmp_path / "matmul_pointer_kernel.ptx").exists() and (tmp_path / "census.json").exists()
+
+
+def test_descriptor_path_on_sm90_uses_wgmma_and_tma(tmp_path):
+    found = inspect(tmp_path, "--op", "matmul", "--path", "descriptor", "--dtype", "float16", "--target", "sm_90")
+    ptx = found["census"]["ptx"]
+    assert ptx["wgmma"] > 0 and ptx["mma.sync"] == 0
+    assert ptx["cp.async.bulk.tensor"] > 0
+    assert ptx["cp.async"] == 0  # TMA replaces the per-thread copies
+    if "sass" in found["census"]:
+        assert found["census"]["sass"]["HGMMA"] > 0 and found["census"]["sass"]["UTMALDG"] > 0
+
+
+@pytest.mark.parametrize("target,path", [("sm_80", "pointer"), ("sm_90", "descriptor")])
+def test_fp32_ieee_uses_no_mma_but_tf32_does(tmp_path, target, path):
+    ieee = inspect(tmp_path / "ieee", "--path", path, "--dtype", "float32", "--precision", "ieee", "--target", target)
+    tf32 = inspect(tmp_path / "tf32", "--path", path, "--dtype", "float32", "--precision", "tf32", "--target", target)
+    assert ieee["census"]["ptx"]["mma.sync"] == 0 and ieee["census"]["ptx"]["wgmma"] == 0
+    assert ieee["census"]["tensor_cores"] is False
+    assert ieee["census"]["ptx"]["fma.f32"] > 0  # the software FMA fallback
+    assert tf32["census"]["tensor_cores"] is True
+
+
+def test_inspect_rejects_unknown_targets_and_configs(tmp_path):
+    assert run_tool("tilelab.inspect", "--target", "sm_banana", "--output", str(tmp_path)).returncode == 2
+    assert run_tool("tilelab.inspect", "--config", "nope", "--output", str(tmp_path)).returncode == 2
+    assert "exit codes" in run_tool("tilelab.inspect", "--help").stdout
+
+
+PTX = """
+	@%p1 ld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];
+	ld.global.b16 %rs1, [ %rd2 + 0 ];
+	@!%p2 ld.global.nc.v2.b32 { %r5, %r6 }, [ %rd3 + 0 ];
+	cp.async.cg.shared.global [ %r38 + 0 ], [ %rd22 + 0 ], 0x10, %r39;
+	cp.async.ca.shared.global [ %r38 + 0 ], [ %rd22 + 0 ], 4;
+	cp.async.commit_group;
+	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];
+	cp.async.bulk.commit_group ;
+	mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2};
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%f1}, %rd1, %rd2, 1, 1, 1, 0, 1;
+	wgmma.commit_group.sync.aligned;
+	ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];
+	fma.rn.f32 %f1, %f2, %f3, %f1;
+"""
+
+
+def test_ptx_census_counts_instructions_not_their_neighbours():
+    counts = census.count_ptx(PTX)
+    assert counts == {"mma.sync": 1, "wgmma": 1, "ldmatrix": 1, "cp.async": 2, "cp.async.bulk.tensor": 1,
+                      "fma.f32": 1}
+    assert census.global_load_widths(PTX) == {"128": 1, "64": 1, "16": 1}
+    assert census.cp_async_sizes(PTX) == {"16": 1, "4": 1}
+    assert census.uses_tensor_cores(counts)
+
+
+def test_tool_output_parsing():
+    verbose = ("ptxas info    : Used 154 registers, used 1 barriers, 0 bytes smem\n"
+               "ptxas info    : 8 bytes stack frame, 192 bytes spill stores, 124 bytes spill loads\n")
+    assert census.parse_ptxas_verbose(verbose) == {"registers": 154, "spill_stores_bytes": 192,
+                                                   "spill_loads_bytes": 124, "stack_bytes": 8}
+    assert census.parse_ptxas_verbose("")["registers"] is None
+    usage = " Function k:\n  REG:154 STACK:0 SHARED:1024 LOCAL:0 CONSTANT[0]:584 TEXTURE:0"
+    assert census.parse_res_usage(usage) == {"reg": 154, "shared": 1024, "local": 0, "stack": 0}
+    sass = "HGMMA.64x256x16.F32 R24, gdesc[UR4], R24 ;\nLDG.E.128 R4, desc[UR6][R2.64] ;\nLDG.E R5, [R2] ;"
+    counted = census.count_sass(sass)
+    assert counted["HGMMA"] == 1 and counted["LDG by bits"] == {"128": 1, "32": 1}

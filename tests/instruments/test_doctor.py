@@ -1,0 +1,63 @@
+"""kernel-doctor: findings, warnings and exit codes."""
+
+import json
+
+from tests.instruments.helpers import run_tool
+from tilelab import doctor
+
+
+def test_version_helpers():
+    assert doctor.version_tuple("2.4.1+cpu") == (2, 4, 1)
+    assert doctor.version_tuple("3.6.0") == (3, 6, 0)
+    assert doctor.version_tuple("2.5.0rc1") == (2, 5)
+    assert doctor.required_triton(['triton==3.6.0; platform_system == "Linux"', "numpy"]) == "3.6.0"
+    assert doctor.required_triton(["pytorch-triton==3.3.0+git96316ce5"]) == "3.3.0+git96316ce5"
+    assert doctor.required_triton(["filelock", "sympy>=1.13"]) is None
+    assert doctor.required_triton(None) is None
+
+
+def test_exit_codes():
+    clean = {"problems": [], "warnings": []}
+    warned = {"problems": [], "warnings": ["numpy 2.4"]}
+    broken = {"problems": ["no GPU and the interpreter fails"], "warnings": []}
+    assert doctor.exit_code(clean, strict=True) == doctor.EXIT_OK
+    assert doctor.exit_code(warned, strict=False) == doctor.EXIT_OK
+    assert doctor.exit_code(warned, strict=True) == doctor.EXIT_WARNINGS
+    assert doctor.exit_code(broken, strict=False) == doctor.EXIT_BROKEN
+
+
+def test_warnings_for_numpy_and_a_mismatched_triton(monkeypatch):
+    real = doctor._import_version
+    fake = {"numpy": "2.4.0", "triton": "3.2.0"}
+    monkeypatch.setattr(doctor, "_import_version", lambda m: (fake[m], None) if m in fake else real(m))
+    monkeypatch.setattr(doctor.importlib.metadata, "requires", lambda name: ["triton==3.6.0"])
+    report = doctor.diagnose(run_probes=False)
+    text = "\n".join(report["warnings"])
+    assert "numpy 2.4.0" in text and "interpreter" in text
+    assert "triton 3.6.0" in text and "3.2.0" in text
+
+
+def test_a_failing_interpreter_without_gpu_is_a_problem(monkeypatch):
+    monkeypatch.setattr(doctor, "run_probe", lambda device, interpret, timeout=300: (False, "AttributeError: x"))
+    report = doctor.diagnose(run_probes=True)
+    if report["cuda_available"]:
+        assert any("GPU" in p for p in report["problems"])
+    else:
+        assert any("interpreter failed" in p for p in report["problems"])
+    assert doctor.exit_code(report, strict=False) == doctor.EXIT_BROKEN
+
+
+def test_doctor_runs_the_real_probe_here():
+    done = run_tool("tilelab.doctor", "--json")
+    report = json.loads(done.stdout)
+    assert done.returncode == report["exit_code"] == 0, report
+    assert report["probes"]["interpreter"]["ok"], report["probes"]
+    assert report["versions"]["torch"] and report["versions"]["triton"]
+    if not report["cuda_available"]:
+        assert any("CPU-only" in w for w in report["warnings"]) or report["torch_cuda"]
+
+
+def test_help_documents_exit_codes():
+    done = run_tool("tilelab.doctor", "--help")
+    assert done.returncode == 0
+    assert "exit codes" in done.stdout and "--strict" in done.stdout

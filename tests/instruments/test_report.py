@@ -1,0 +1,55 @@
+"""`kernel-bench report`: markdown and PNG from result files."""
+
+import json
+
+import pytest
+
+from tests.instruments.helpers import synthetic_result
+from tilelab.bench import cli
+
+
+@pytest.fixture
+def result_files(tmp_path):
+    paths = []
+    for dtype in ("float16", "bfloat16"):
+        path = tmp_path / f"h200-matmul-{dtype}.json"
+        path.write_text(json.dumps(synthetic_result(dtype)))
+        paths.append(path)
+    return paths
+
+
+def test_markdown_and_png(result_files, tmp_path):
+    md, png = tmp_path / "out" / "summary.md", tmp_path / "out" / "summary.png"
+    code = cli.main(["report", *map(str, result_files), "--output", str(md), "--plot", str(png)])
+    assert code == 0
+    text = md.read_text()
+    assert text.startswith("# kernel-bench report")
+    assert "![" in text and "(summary.png)" in text  # the plot, linked relative to the markdown
+    for name in ("h200-matmul-float16.json", "h200-matmul-bfloat16.json"):
+        assert f"## {name}" in text
+    # rates with speedups, the unsupported and wrong variants named, the chosen config, provenance
+    assert "| 4096×4096×4096 | float16 | 700.0 | 650.0 (0.93×) |" in text
+    assert "unsupported" in text and "WRONG" in text
+    assert "AlignmentError" in text
+    assert "128×256×64, GROUP_M 8, 8 warps, 3 stages" in text
+    assert "datasheet: NVIDIA H200 SXM" in text
+    assert "synthetic test fixture" in text
+    assert "geometric mean" in text
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_markdown_to_stdout(result_files, capsys):
+    assert cli.main(["report", str(result_files[0])]) == 0
+    assert "| shape | dtype | torch |" in capsys.readouterr().out
+
+
+def test_unreadable_or_foreign_files_exit_2(tmp_path, capsys):
+    bad_version = synthetic_result()
+    bad_version["schema_version"] = 99
+    (tmp_path / "v99.json").write_text(json.dumps(bad_version))
+    (tmp_path / "junk.json").write_text("{not json")
+    assert cli.main(["report", str(tmp_path / "v99.json")]) == 2
+    assert "schema_version 99" in capsys.readouterr().err
+    assert cli.main(["report", str(tmp_path / "junk.json")]) == 2
+    assert cli.main(["report", str(tmp_path / "missing.json")]) == 2
