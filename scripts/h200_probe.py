@@ -51,7 +51,11 @@ def main() -> None:
                    "torch_tflops": flops / t_torch / 1e9, "variants": {}}
             for path in args.paths.split(","):
                 start = time.perf_counter()
-                out = tilelab.matmul(a, b, path=path)  # tunes on first sight
+                try:
+                    out = tilelab.matmul(a, b, path=path)  # tunes on first sight
+                except tilelab.ContractError as exc:
+                    row["variants"][path] = {"error": str(exc)}
+                    continue
                 tune_s = time.perf_counter() - start
                 err = relative_error(out, ref) if ref is not None else None
                 t = bench(lambda a=a, b=b, path=path: tilelab.matmul(a, b, path=path))
@@ -62,7 +66,7 @@ def main() -> None:
                 }
             rows.append(row)
             cells = "  ".join(f"{p}: {v['tflops']:6.1f} ({v['vs_torch']:.2f}x{'' if v['ok'] else ' WRONG'})"
-                              for p, v in row["variants"].items())
+                              for p, v in row["variants"].items() if "tflops" in v)
             print(f"{dtype_name:9s} {m:5d}x{n:5d}x{k:5d} torch {row['torch_tflops']:6.1f} TFLOP/s  {cells}",
                   flush=True)
     out_dir = os.environ.get("TILELAB_CACHE_DIR", ".")

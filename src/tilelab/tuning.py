@@ -38,9 +38,8 @@ class Config:
         return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
 
     def shared_memory_bytes(self, element_size: int) -> int:
-        """Shared memory the pipelined K loop needs: one A and one B tile per stage."""
-        per_stage = (self.block_m + self.block_n) * self.block_k * element_size
-        return per_stage * max(self.num_stages - 1, 1)
+        """Shared memory the pipelined K loop needs: one A and one B tile per stage (as Triton allocates it)."""
+        return (self.block_m + self.block_n) * self.block_k * element_size * self.num_stages
 
 
 # The seed lesson's configuration: small square-ish tiles, plain row-major tile order.

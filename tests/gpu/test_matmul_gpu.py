@@ -56,11 +56,14 @@ def test_precision_ladder_against_torch(rng):
     assert errors["torch"] < 1e-5, errors
 
 
+TUNABLE = [(dtype, cfg) for dtype in (torch.float16, torch.float32)
+           for cfg in matmul_op._candidates(torch.finfo(dtype).bits // 8, 16, 4096)
+           + matmul_op._candidates(torch.finfo(dtype).bits // 8, 4096, 4096)]
+
+
 @pytest.mark.parametrize("path", ["pointer", "descriptor"])
-@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
-@pytest.mark.parametrize("config", list(dict.fromkeys(matmul_op._candidates(2, 4096, 4096)
-                                                     + matmul_op._candidates(4, 4096, 4096))),
-                         ids=tuning._label)
+@pytest.mark.parametrize("dtype,config", list(dict.fromkeys(TUNABLE)),
+                         ids=[f"{str(d)[6:]}-{tuning._label(c)}" for d, c in dict.fromkeys(TUNABLE)])
 def test_every_tunable_config(config, dtype, path, rng):
     a = randn((300, 320), dtype, "cuda", rng)
     b = randn((320, 272), dtype, "cuda", rng)
@@ -92,3 +95,22 @@ def test_cuda_graph_capture_uses_cached_choice(rng):
     graph.replay()
     torch.cuda.synchronize()
     assert_matches_reference(out, a, b, label="graph replay")
+
+
+@pytest.mark.parametrize("path", ["pointer", "descriptor"])
+def test_replayed_launch_computes_new_inputs(path, rng, monkeypatch):
+    """The second call with the same operand signature skips planning: it must still compute, into fresh memory."""
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+    def operands():  # B column-major so that both paths accept N=255
+        return randn((127, 64), torch.float16, "cuda", rng), randn((255, 64), torch.float16, "cuda", rng).t()
+
+    a1, b1 = operands()
+    first = tilelab.matmul(a1, b1, path=path)
+    assert len(matmul_op._REPLAYS) == 1
+    a2, b2 = operands()
+    torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
+    second = tilelab.matmul(a2, b2, path=path)
+    assert second.data_ptr() != first.data_ptr()
+    assert_matches_reference(first, a1, b1, label="first call")
+    assert_matches_reference(second, a2, b2, label="replayed call")
+    assert second.stride() == first.stride() and second.shape == first.shape

@@ -139,49 +139,46 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
 # -- launching -----------------------------------------------------------------------------------
 
 
-def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int) -> None:
+def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int):
+    """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
     grid_tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
     batch = c3.shape[0]
+    kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
+    if plan.path == "descriptor":
+        _ensure_descriptor_scratch()
     # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)
         a_part = a3[start:stop] if a3.shape[0] > 1 else a3
         b_part = b3[start:stop] if b3.shape[0] > 1 else b3
-        grid = (grid_tiles, stop - start)
-        if plan.path == "pointer":
-            _launch_pointer(plan, config, grid, a_part, b_part, c3[start:stop], m, n, k)
-        else:
-            _launch_descriptor(plan, config, grid, a_part, b_part, c3[start:stop], m, n, k)
+        grid = (grid_tiles, stop - start, 1)
+        args = _kernel_args(plan, config, a_part, b_part, c3[start:stop], m, n, k)
+        compiled = kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
+    return compiled, grid, args
 
 
 def _batch_stride(x: torch.Tensor) -> int:
     return x.stride(0) if x.shape[0] > 1 else 0
 
 
-def _launch_pointer(plan, config, grid, a3, b3, c3, m, n, k):
-    matmul_pointer_kernel[grid](
-        a3, b3, c3, m, n, k,
-        _batch_stride(a3), a3.stride(1), a3.stride(2),
-        _batch_stride(b3), b3.stride(1), b3.stride(2),
-        c3.stride(0), c3.stride(1), c3.stride(2),
-        BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
-        GROUP_M=config.group_m, INPUT_PRECISION=plan.input_precision, OFFSETS_64=plan.offsets_64,
-        num_warps=config.num_warps, num_stages=config.num_stages,
-    )
-
-
-def _launch_descriptor(plan, config, grid, a3, b3, c3, m, n, k):
-    _ensure_descriptor_scratch()
+def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple:
+    """Every kernel argument in signature order, constexprs included."""
+    tiles = (config.block_m, config.block_n, config.block_k, config.group_m, plan.input_precision)
+    if plan.path == "pointer":
+        return (
+            a3, b3, c3, m, n, k,
+            _batch_stride(a3), a3.stride(1), a3.stride(2),
+            _batch_stride(b3), b3.stride(1), b3.stride(2),
+            c3.stride(0), c3.stride(1), c3.stride(2),
+            *tiles, plan.offsets_64,
+        )
     a_l, b_l = plan.a_layout, plan.b_layout
-    matmul_descriptor_kernel[grid](
+    return (
         a3, b3, c3, m, n, k,
         _batch_stride(a3), a_l.row_stride,
         _batch_stride(b3), b_l.row_stride,
         c3.stride(0), c3.stride(1),
-        BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
-        GROUP_M=config.group_m, INPUT_PRECISION=plan.input_precision,
-        A_K_MAJOR=a_l.row_major, B_K_MAJOR=not b_l.row_major,
-        num_warps=config.num_warps, num_stages=config.num_stages,
+        *tiles, a_l.row_major, not b_l.row_major,
     )
 
 
@@ -288,6 +285,41 @@ def _as_gemm(a: torch.Tensor, b: torch.Tensor) -> _Problem:
     return _Problem(a3, b3, rows, n, k, batch, out_shape)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Replay:
+    """A launch recorded for one operand signature: replaying it skips checks, planning and Triton's binder."""
+
+    compiled: object  # triton CompiledKernel
+    grid: tuple[int, int, int]
+    tail_args: tuple  # kernel arguments after the three pointers
+    device_index: int
+    storage_shape: tuple[int, ...]
+    out_dtype: torch.dtype
+    out_shape: tuple[int, ...]
+    out_strides: tuple[int, ...]
+
+    def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        storage = torch.empty(self.storage_shape, dtype=self.out_dtype, device=a.device)
+        k = self.compiled
+        k.run(*self.grid, _current_stream(self.device_index), k.function, k.packed_metadata, None, None, None,
+              a.data_ptr(), b.data_ptr(), storage.data_ptr(), *self.tail_args)
+        return storage.as_strided(self.out_shape, self.out_strides)
+
+
+_REPLAYS: dict[tuple, _Replay] = {}
+_current_stream = torch._C._cuda_getCurrentRawStream if hasattr(torch._C, "_cuda_getCurrentRawStream") else None
+
+
+def _replay_key(a, b, out_dtype, precision, path, config) -> tuple | None:
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.device.type != "cuda":
+        return None
+    if not (config is None or isinstance(config, (str, Config))):
+        return None  # unhashable or wrong: let the contract check report it
+    # Alignment is part of the key: Triton specializes pointers on 16-byte divisibility.
+    return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, a.data_ptr() % 16,
+            b.data_ptr() % 16, out_dtype, precision, path, config)
+
+
 def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = None,
            precision: str | None = None, path: str | None = None,
            config: str | Config | None = None) -> torch.Tensor:
@@ -304,6 +336,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     (tensor descriptors / TMA; needs 16-byte aligned data). `config` forces
     a named ("fixed") or explicit `Config` instead of the tuned choice.
     """
+    key = _replay_key(a, b, out_dtype, precision, path, config)
+    replay = _REPLAYS.get(key) if key is not None else None
+    if replay is not None and triton.knobs.runtime.launch_enter_hook is None:
+        return replay(a, b)
+
     _check(a, b, out_dtype, precision, path, config)
     out_dtype = out_dtype or a.dtype
     p = _as_gemm(a, b)
@@ -318,8 +355,25 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         _candidates(p.a3.element_size(), p.m, p.n),
         lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
     )
-    _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
-    return c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
+    compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
+    out = c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
+    if key is not None and _replayable(p, a, b, grid, c3, out):
+        storage = c3._base if c3._base is not None else c3
+        _REPLAYS[key] = _Replay(compiled, grid, args[3:], a.device.index, tuple(storage.shape), out_dtype,
+                                tuple(out.shape), out.stride())
+    return out
+
+
+def _replayable(p: _Problem, a, b, grid, c3, out) -> bool:
+    """One launch over the caller's own memory (no copies), into a fresh buffer we can re-create."""
+    return (
+        _current_stream is not None
+        and p.a3.data_ptr() == a.data_ptr()
+        and p.b3.data_ptr() == b.data_ptr()
+        and grid[1] == c3.shape[0]
+        and out.data_ptr() == c3.data_ptr()
+        and not env.interpreting()
+    )
 
 
 def _allocate_output(plan: MatmulPlan, p: _Problem, out_dtype: torch.dtype) -> torch.Tensor:
