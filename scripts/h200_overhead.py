@@ -1,0 +1,65 @@
+"""Host overhead of one tilelab.matmul call against torch.mm, eager and in a CUDA graph (run on the GPU).
+
+    PYTHONPATH=src:. python scripts/h200_overhead.py
+"""
+
+import cProfile
+import pstats
+import time
+
+import torch
+
+import tilelab
+
+
+def per_call_us(fn, calls=3000) -> float:
+    for _ in range(50):
+        fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def graph_us(fn, calls=200, replays=20) -> float:
+    fn()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(replays):
+        graph.replay()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) * 1e3 / (calls * replays)
+
+
+def main() -> None:
+    for m, n, k in [(127, 255, 65), (128, 256, 64)]:
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+        variants = {"torch.mm": lambda a=a, b=b: torch.mm(a, b), "tilelab": lambda a=a, b=b: tilelab.matmul(a, b)}
+        for name, fn in variants.items():
+            print(f"{m}x{n}x{k} {name:9s} eager {per_call_us(fn):7.1f} us/call   graph {graph_us(fn):6.2f} us/call",
+                  flush=True)
+    a = torch.randn(127, 65, device="cuda", dtype=torch.float16)
+    b = torch.randn(65, 255, device="cuda", dtype=torch.float16)
+    tilelab.matmul(a, b)
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(2000):
+        tilelab.matmul(a, b)
+    profile.disable()
+    pstats.Stats(profile).sort_stats("tottime").print_stats(12)
+
+
+if __name__ == "__main__":
+    main()
