@@ -73,9 +73,15 @@ def source_state() -> dict:
 
 
 def command_line(argv: list[str] | None = None, program: str = "kernel-bench") -> str:
-    """The command as typed: program name plus its arguments, shell-quoted."""
+    """The command as typed: program name plus its arguments, shell-quoted.
+
+    `python -m tilelab.bench ...` is recorded as such, so the line can be pasted back as it was run.
+    """
     args = sys.argv[1:] if argv is None else argv
-    return shlex.join([program, *args])
+    if Path(sys.argv[0]).name == "__main__.py":
+        module = Path(sys.argv[0]).parent.name
+        program = f"python -m tilelab.{module}"
+    return shlex.join([*program.split(), *args])
 
 
 def nvidia_smi(index: int = 0) -> dict:
