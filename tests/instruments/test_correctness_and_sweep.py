@@ -146,3 +146,21 @@ def test_matmul_entry_counts():
     assert float(a.abs().sum()) > 0 and float(b.abs().sum()) > 0  # random, not zeros
     again, _ = op_matmul.make_inputs((3, 4, 5), torch.float16, "cpu", torch.Generator().manual_seed(1))
     assert not torch.equal(a, again)
+
+
+def test_a_broken_case_stops_the_sweep_but_keeps_what_finished():
+    op = _toy_op(VARIANTS)
+
+    def make_inputs(shape, dtype, device, g):
+        if shape == (4, 4, 4):
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        return op.make_inputs(shape, dtype, device, g)
+
+    broken = dataclasses.replace(op, make_inputs=make_inputs)
+    settings = sweep.SweepSettings(dtypes=["float32"], check_only=True)
+    cases = sweep.plan_cases([broken], ["float32"], None, seed=0)
+    cases.sort(key=lambda c: c.canonical_index)  # (8, 6, 5) first, then the broken one
+    with pytest.raises(sweep.SweepAborted) as stopped:
+        sweep.run(cases, settings, None, None)
+    assert [c["shape"] for c in stopped.value.cases] == [[8, 6, 5]]
+    assert "4x4x4" in stopped.value.reason and "illegal memory access" in stopped.value.reason

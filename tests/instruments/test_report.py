@@ -53,3 +53,12 @@ def test_unreadable_or_foreign_files_exit_2(tmp_path, capsys):
     assert "schema_version 99" in capsys.readouterr().err
     assert cli.main(["report", str(tmp_path / "junk.json")]) == 2
     assert cli.main(["report", str(tmp_path / "missing.json")]) == 2
+
+
+def test_an_aborted_sweep_is_flagged(tmp_path, capsys):
+    document = synthetic_result()
+    document["summary"]["aborted"] = "matmul 8192x8192x8192 float16: RuntimeError: CUDA error"
+    path = tmp_path / "aborted.json"
+    path.write_text(json.dumps(document))
+    assert cli.main(["report", str(path)]) == 0
+    assert "stopped early" in capsys.readouterr().out

@@ -23,7 +23,8 @@ EXIT_NO_GPU = 3  # timing asked for without a CUDA GPU
 
 EXIT_CODES_HELP = """exit codes:
   0  every variant was correct (or refused the inputs by contract) and, unless --check-only, was timed
-  1  a variant was wrong, failed, or could not be timed (the JSON is still written)
+  1  a variant was wrong, failed, or could not be timed, or the sweep stopped early (the JSON is still
+     written, with what finished)
   2  bad arguments, or an unreadable input file
   3  no CUDA GPU: timing needs one (use --check-only to run the correctness part on Triton's interpreter)
 """
@@ -164,10 +165,15 @@ def bench_command(argv: list[str]) -> int:
     gpu = env_info["gpu"]
     ceilings = roofline.ceilings_for(gpu["name"], args.ceilings) if gpu else None
 
+    aborted = None
     with console.sweep_progress(len(cases), enabled=not args.no_progress) as (describe, case_done):
-        results = sweep.run(cases, settings, ceilings, gpu["l2_bytes"] if gpu else None, describe, case_done)
+        try:
+            results = sweep.run(cases, settings, ceilings, gpu["l2_bytes"] if gpu else None, describe, case_done)
+        except sweep.SweepAborted as stop:  # keep what was measured, and say why the rest is missing
+            results, aborted = stop.cases, stop.reason
 
     summary = sweep.summarize_cases(results)
+    summary["aborted"] = aborted
     document = {
         "schema_version": schema.SCHEMA_VERSION,
         "tool": "kernel-bench",
@@ -201,8 +207,10 @@ def bench_command(argv: list[str]) -> int:
     mode = "check only" if args.check_only else f"{args.timing}, {args.cache} L2"
     console.print_summary(results, summary, f"kernel-bench on {where} ({mode})")
     print(f"wrote {output}")
+    if aborted:
+        print(f"kernel-bench: the sweep stopped early at {aborted}", file=sys.stderr)
     bad = summary["by_status"]["wrong"] + summary["by_status"]["failed"] + summary["timing_errors"]
-    return EXIT_PROBLEM if bad or problems else EXIT_OK
+    return EXIT_PROBLEM if bad or problems or aborted else EXIT_OK
 
 
 def _default_output(op: str, dtypes: list[str]) -> Path:

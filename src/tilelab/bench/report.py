@@ -79,7 +79,11 @@ def header(document: dict, name: str) -> list[str]:
     else:
         lines.append("| Roofline ceilings | none known for this GPU (run `kernel-bench calibrate`) |")
     lines.append(f"| Created | {document['created_utc']} |")
-    return lines + [""]
+    lines.append("")
+    if document["summary"].get("aborted"):
+        lines += [f"**The sweep stopped early** at {document['summary']['aborted']}; only the cases before "
+                  "it are here.", ""]
+    return lines
 
 
 def _table(head: list[str], rows: list[list[str]], right_from: int = 2) -> list[str]:

@@ -157,6 +157,7 @@ RESULT = {
                 "checked": {"type": "integer"},
                 "timed": {"type": "integer"},
                 "by_status": {"type": "object"},
+                "aborted": _STR_OR_NULL,
             },
         },
     },

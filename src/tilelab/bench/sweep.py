@@ -157,8 +157,8 @@ def _time_variants(case: CasePlan, variants: list[Variant], results: list[dict],
                 timed = timing.time_graph(variant.run, input_sets, warmup=settings.warmup,
                                           samples=settings.samples, calls=calls, cache=settings.cache)
         except Exception as exc:  # e.g. a variant that cannot be captured in a graph
-            torch.cuda.synchronize(device)
             result["timing_error"] = f"{type(exc).__name__}: {exc}"
+            torch.cuda.synchronize(device)  # raises if the failure broke the CUDA context: the sweep stops
             continue
         result["timing"] = {
             "mode": timed.mode, "cache": timed.cache, "samples_ms": timed.samples_ms,
@@ -193,6 +193,15 @@ def summarize_cases(cases: list[dict]) -> dict:
             "timing_errors": timing_errors, "by_status": by_status}
 
 
+class SweepAborted(Exception):
+    """The sweep could not go on; `cases` holds what finished before, so it can still be written."""
+
+    def __init__(self, cases: list[dict], reason: str):
+        super().__init__(reason)
+        self.cases = cases
+        self.reason = reason
+
+
 def run(cases: list[CasePlan], settings: SweepSettings, ceilings: dict | None, l2_bytes: int | None,
         describe: Callable[[str], None] = lambda text: None,
         case_done: Callable[[], None] = lambda: None) -> list[dict]:
@@ -202,7 +211,12 @@ def run(cases: list[CasePlan], settings: SweepSettings, ceilings: dict | None, l
     """
     done = []
     for visit, case in enumerate(cases):
-        result = run_case(case, settings, ceilings, l2_bytes, describe)
+        try:
+            result = run_case(case, settings, ceilings, l2_bytes, describe)
+        except Exception as exc:  # e.g. a kernel fault that poisons the CUDA context for everything after it
+            finished = [result for _, result in sorted(done, key=lambda pair: pair[0])]
+            shape = "x".join(map(str, case.shape))
+            raise SweepAborted(finished, f"{case.op.name} {shape} {case.dtype}: {type(exc).__name__}: {exc}") from exc
         result["order"] = visit
         done.append((case.canonical_index, result))
         if settings.device.type == "cuda":
