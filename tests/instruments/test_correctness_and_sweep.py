@@ -164,3 +164,23 @@ def test_a_broken_case_stops_the_sweep_but_keeps_what_finished():
         sweep.run(cases, settings, None, None)
     assert [c["shape"] for c in stopped.value.cases] == [[8, 6, 5]]
     assert "4x4x4" in stopped.value.reason and "illegal memory access" in stopped.value.reason
+
+
+def test_cold_graph_timing_rotates_input_sets(monkeypatch):
+    seen = []
+
+    def fake_time_graph(fn, input_sets, *, warmup, samples, calls, cache):
+        seen.append((len(input_sets), calls))
+        return timing.TimingResult([0.5] * samples, "graph", cache, calls, len(input_sets))
+
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (8 << 30, 16 << 30))
+    monkeypatch.setattr(timing, "estimate_call_ms", lambda fn, inputs: 0.01)
+    monkeypatch.setattr(timing, "time_graph", fake_time_graph)
+    op = _toy_op(VARIANTS[:2])
+    settings = sweep.SweepSettings(dtypes=["float32"], timing="graph", cache="cold", samples=4)
+    results = sweep.run(sweep.plan_cases([op], ["float32"], [(8, 6, 5)], seed=0), settings, None, l2_bytes=1 << 20)
+    sets, calls = seen[0]
+    assert sets == timing.MAX_INPUT_SETS  # a tiny problem: as many sets as allowed
+    assert calls % sets == 0
+    t = results[0]["variants"][1]["timing"]
+    assert t["mode"] == "graph" and t["input_sets"] == sets and t["calls_per_sample"] == calls

@@ -237,7 +237,7 @@ def calibrate_command(argv: list[str]) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from tilelab.bench import calibrate, roofline
+    from tilelab.bench import calibrate, console, roofline
 
     device = torch.device("cuda", args.device)
     torch.cuda.set_device(device)
@@ -258,7 +258,7 @@ def calibrate_command(argv: list[str]) -> int:
     for label, measured, datasheet in rows:
         ratio = f"{measured / datasheet:.0%}" if datasheet else ""
         table.add_row(label, f"{measured:,.1f}", f"{datasheet:,.1f}" if datasheet else "-", ratio)
-    Console().print(table)
+    console.wide_console().print(table)
     print(f"cached in {cached}" + (f" and written to {args.output}" if args.output else ""))
     return EXIT_OK
 
@@ -313,10 +313,9 @@ def list_command(argv: list[str]) -> int:
 
     if not torch.cuda.is_available() and _use_interpreter():
         pass  # listing runs no kernel; an already-imported Triton is fine here
-    from rich.console import Console
     from rich.table import Table
 
-    from tilelab.bench import registry
+    from tilelab.bench import console, registry
 
     table = Table(title="kernel-bench ops")
     for column in ("op", "dims", "dtypes", "variants (* = default)", "default shapes"):
@@ -330,5 +329,5 @@ def list_command(argv: list[str]) -> int:
             variants = f"(unavailable: {exc})"
         shapes = ", ".join("x".join(map(str, s)) for s in op.default_shapes)
         table.add_row(op.name, " ".join(op.dims), ", ".join(op.dtypes), variants, shapes)
-    Console().print(table)
+    console.wide_console().print(table)
     return EXIT_OK

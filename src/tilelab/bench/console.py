@@ -99,12 +99,16 @@ def summary_table(cases: list[dict], title: str):
     return table
 
 
-def print_summary(cases: list[dict], summary: dict, title: str) -> None:
+def wide_console():
+    """A rich console for stdout; when that is a file or pipe, wide enough not to squeeze table columns."""
     from rich.console import Console
 
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=200)  # a log file has no edge: do not squeeze the columns
+    return console if console.is_terminal else Console(width=200)
+
+
+def print_summary(cases: list[dict], summary: dict, title: str) -> None:
+    console = wide_console()
     console.print(summary_table(cases, title))
     counts = ", ".join(f"{n} {s}" for s, n in summary["by_status"].items() if n)
     console.print(f"{summary['cases']} case(s), {summary['checked']} variant run(s): {counts}; "

@@ -1,0 +1,27 @@
+"""`kernel-bench calibrate`'s command path, with the GPU measurement replaced by fixed numbers."""
+
+import json
+
+import torch
+
+from tilelab.bench import calibrate, cli, roofline
+
+
+def test_calibrate_caches_and_writes(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TILELAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "set_device", lambda device: None)
+    measured = {
+        "schema_version": roofline.CALIBRATION_SCHEMA_VERSION, "tool": "kernel-bench calibrate",
+        "gpu_name": "NVIDIA H200", "measured_utc": "2026-01-01T00:00:00+00:00", "command": "x",
+        "compute_tflops": {"float16": 760.0, "bfloat16": 750.0, "tf32": 380.0, "float32": 50.0},
+        "memory_gbps": 4100.0, "method": {}, "detail": {}, "datasheet": roofline.datasheet_for("NVIDIA H200"),
+        "environment": {},
+    }
+    monkeypatch.setattr(calibrate, "measure", lambda device: measured)
+    out = tmp_path / "results" / "h200-calibration.json"
+    assert cli.main(["calibrate", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "77%" in printed  # 760 of 989.5 TFLOP/s
+    assert json.loads(out.read_text())["memory_gbps"] == 4100.0
+    assert roofline.ceilings_for("NVIDIA H200")["source"] == "calibrated"
