@@ -1,0 +1,103 @@
+"""Persistent matmul on tensor descriptors: one program per SM, looping over tiles.
+
+Only `@triton.jit` code lives here; `tilelab.ops.matmul_hopper` plans and launches it.
+
+The one-program-per-tile kernel in `kernels/matmul.py` pays a launch, a
+prologue (descriptor set-up, pipeline fill) and an epilogue per tile, and its
+last wave leaves SMs idle. Here the grid is at most one program per SM; each
+program walks tiles start, start + programs, start + 2*programs, ... in
+GROUP_M order, so its descriptors are built once and, with FLATTEN or
+WARP_SPECIALIZE, the next tile's loads overlap this tile's epilogue.
+
+Operands follow `matmul_descriptor_kernel`: a unit inner stride, A stored
+[M, K] (A_K_MAJOR) or [K, M]; B stored [K, N] or [N, K] (B_K_MAJOR); C stored
+[M, N] with its dtype taken from c_ptr. Reads past an edge come back as zeros
+and writes past an edge are dropped, so there are no masks.
+
+Batches: grid axis 1 is the batch index; each batch gets grid axis 0's
+programs to itself (the launcher shares the SMs out among the batches), and
+each program builds its descriptors once, for its batch.
+"""
+
+import triton
+import triton.language as tl
+
+from tilelab.kernels.matmul import grouped_tile
+
+
+@triton.jit
+def matmul_persistent_kernel(
+    a_ptr, b_ptr, c_ptr,
+    M, N, K,
+    stride_ab, stride_a_row,
+    stride_bb, stride_b_row,
+    stride_cb, stride_c_row,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr,
+    A_K_MAJOR: tl.constexpr,
+    B_K_MAJOR: tl.constexpr,
+    NUM_STAGES: tl.constexpr,
+    EPILOGUE_SUBTILE: tl.constexpr,
+    WARP_SPECIALIZE: tl.constexpr,
+    FLATTEN: tl.constexpr,
+):
+    start = tl.program_id(0)
+    programs = tl.num_programs(0)
+    batch = tl.program_id(1).to(tl.int64)
+    a_base = a_ptr + batch * stride_ab
+    b_base = b_ptr + batch * stride_bb
+    c_base = c_ptr + batch * stride_cb
+
+    # Built once per program, reused for every tile it visits.
+    if A_K_MAJOR:
+        a_desc = tl.make_tensor_descriptor(a_base, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
+    else:
+        a_desc = tl.make_tensor_descriptor(a_base, [K, M], [stride_a_row, 1], [BLOCK_K, BLOCK_M])
+    if B_K_MAJOR:
+        b_desc = tl.make_tensor_descriptor(b_base, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
+    else:
+        b_desc = tl.make_tensor_descriptor(b_base, [K, N], [stride_b_row, 1], [BLOCK_K, BLOCK_N])
+    # A subtiled epilogue stores half-width tiles: half the staging buffer in shared memory.
+    if EPILOGUE_SUBTILE:
+        c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N // 2])
+    else:
+        c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
+
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    k_steps = tl.cdiv(K, BLOCK_K)
+    # The epilogue recomputes its tile from its own counter rather than carrying
+    # (pid_m, pid_n) out of the loop body: with FLATTEN the compiler fuses the
+    # tile loop and the K loop into one, and the store runs on the last K step.
+    epilogue_tile = start - programs
+    for tile in tl.range(start, tiles, programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE):
+        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in tl.range(0, k_steps, num_stages=NUM_STAGES):
+            off_k = k * BLOCK_K
+            if A_K_MAJOR:
+                a = a_desc.load([off_m, off_k])
+            else:
+                a = a_desc.load([off_k, off_m]).T
+            if B_K_MAJOR:
+                b = b_desc.load([off_n, off_k]).T
+            else:
+                b = b_desc.load([off_k, off_n])
+            acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+
+        epilogue_tile += programs
+        pid_m, pid_n = grouped_tile(epilogue_tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        if EPILOGUE_SUBTILE:
+            # [BM, BN] -> [BM, 2, BN/2] -> [BM, BN/2, 2] -> two [BM, BN/2] halves, stored one after
+            # the other: each half is converted and staged alone, so fewer live registers and
+            # half the shared-memory staging buffer.
+            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+            left, right = tl.split(halves)
+            c_desc.store([off_m, off_n], left.to(c_ptr.dtype.element_ty))
+            c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_ptr.dtype.element_ty))
+        else:
+            c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))
