@@ -1,0 +1,80 @@
+"""fp8 matmul with per-tensor scales: C = (A @ B) * scale_a * scale_b, persistent, on tensor descriptors.
+
+Only `@triton.jit` code lives here; `tilelab.ops.scaled_matmul` checks and launches it.
+
+A is float8_e4m3fn stored [M, K] (row-major); B is float8_e4m3fn stored
+[N, K], i.e. K-major: Hopper's fp8 wgmma reads both operands K-major from
+shared memory, so B arrives in the layout the tensor core wants and is
+only re-viewed (`.T`), never moved. The scales are float32 scalars in
+device memory, loaded once per program, and applied to the float32
+accumulator once per tile, not per product.
+
+Accumulation precision. Hopper's fp8 wgmma adds its products into an
+accumulator that keeps fewer mantissa bits than float32 (about 14 rather
+than 23). Over a long K the rounding of that running sum grows.
+- FAST_ACCUM=True: one accumulator for the whole K loop, kept in wgmma's
+  reduced precision (Triton's default on sm_90; what torch._scaled_mm does
+  with use_fast_accum=True). Fastest.
+- FAST_ACCUM=False: each BLOCK_K step's wgmma chain starts from zero and its
+  result is added into the float32 accumulator with ordinary float32 adds
+  (`max_num_imprecise_acc=BLOCK_K`), so the reduced precision spans only
+  BLOCK_K products (torch's default, use_fast_accum=False). Costs extra
+  registers and adds per step.
+
+The persistent loop is that of `kernels/matmul_persistent.py`: one program
+per SM, tiles in GROUP_M order, descriptors built once.
+"""
+
+import triton
+import triton.language as tl
+
+from tilelab.kernels.matmul import grouped_tile
+
+
+@triton.jit
+def scaled_matmul_kernel(
+    a_ptr, b_ptr, c_ptr,
+    scale_a_ptr, scale_b_ptr,
+    M, N, K,
+    stride_a_row, stride_b_row, stride_c_row,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    NUM_STAGES: tl.constexpr,
+    EPILOGUE_SUBTILE: tl.constexpr,
+    FAST_ACCUM: tl.constexpr,
+):
+    start = tl.program_id(0)
+    programs = tl.num_programs(0)
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
+    if EPILOGUE_SUBTILE:
+        c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N // 2])
+    else:
+        c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
+    # One float32 multiplier for every tile this program writes.
+    scale = tl.load(scale_a_ptr) * tl.load(scale_b_ptr)
+
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    k_steps = tl.cdiv(K, BLOCK_K)
+    for tile in tl.range(start, tiles, programs):
+        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in tl.range(0, k_steps, num_stages=NUM_STAGES):
+            a = a_desc.load([off_m, k * BLOCK_K])
+            b = b_desc.load([off_n, k * BLOCK_K]).T  # [BLOCK_K, BLOCK_N], still K-major in shared memory
+            if FAST_ACCUM:
+                acc = tl.dot(a, b, acc)
+            else:
+                # Promote to float32 after every BLOCK_K products.
+                acc = tl.dot(a, b, acc, max_num_imprecise_acc=BLOCK_K)
+
+        acc = acc * scale
+        if EPILOGUE_SUBTILE:
+            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+            left, right = tl.split(halves)
+            c_desc.store([off_m, off_n], left.to(c_ptr.dtype.element_ty))
+            c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_ptr.dtype.element_ty))
+        else:
+            c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))

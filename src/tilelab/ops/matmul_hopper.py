@@ -1,0 +1,306 @@
+"""Launching the Hopper matmul kernels: persistent (TMA + wgmma) and split-K.
+
+The operands arrive exactly as `tilelab.ops.matmul._launch` receives them:
+[batch, rows, cols] views a3 = [batch, M, K], b3 = [batch, K, N] (batch
+stride 0 or a size-1 batch when broadcast) and an output c3 = [batch, M, N]
+with a unit inner stride (for the persistent kernel: 16-byte aligned rows,
+as `_allocate_output` pads them). Nothing here checks arguments: the public
+op has done that.
+
+`HopperConfig` extends `tuning.Config` with the knobs only these kernels
+have; the candidate lists below are the starting points for the H200.
+"""
+
+import dataclasses
+import functools
+
+import torch
+import triton
+
+from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
+from tilelab.kernels.matmul_splitk import matmul_splitk_kernel, splitk_reduce_kernel
+from tilelab.ops.matmul import (
+    MAX_GRID_Y,
+    OperandLayout,
+    _batch_stride,
+    _ensure_descriptor_scratch,
+    _needs_64bit_offsets,
+)
+
+SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90): 232448
+INTERPRETER_SMS = 4  # programs of the persistent grid under the interpreter: small, so tiles outnumber them
+REDUCE_BLOCK_M, REDUCE_BLOCK_N = 16, 128  # split-K reduction tile: many programs even for M=16
+
+
+@dataclasses.dataclass(frozen=True)
+class HopperConfig:
+    block_m: int
+    block_n: int
+    block_k: int
+    group_m: int = 8
+    num_warps: int = 8
+    num_stages: int = 3
+    epilogue_subtile: bool = True  # store C as two BLOCK_N/2 halves (persistent and fp8 kernels)
+    warp_specialize: bool = False  # persistent kernel only; see `warp_specialize_compiles`
+    flatten: bool = False  # persistent kernel only: fuse the tile and K loops into one pipelined loop
+    split_k: int = 1  # split-K kernel only: number of K slices
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "HopperConfig":
+        return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
+
+    def label(self) -> str:
+        flags = "".join((
+            "-sub" if self.epilogue_subtile else "",
+            "-ws" if self.warp_specialize else "",
+            "-flat" if self.flatten else "",
+            f"-sk{self.split_k}" if self.split_k > 1 else "",
+        ))
+        tile = f"{self.block_m}x{self.block_n}x{self.block_k}"
+        return f"{tile}-g{self.group_m}-w{self.num_warps}-s{self.num_stages}{flags}"
+
+    def shared_memory_bytes(self, in_size: int, out_size: int) -> int:
+        """What Triton 3.6 allocates on sm_90 for the persistent kernels (checked against compiled metadata).
+
+        num_stages A+B buffers for the TMA pipeline, plus a staging tile for
+        the TMA store of C (half as wide with epilogue subtiling). They are
+        not aliased, so both count.
+        """
+        pipeline = self.num_stages * (self.block_m + self.block_n) * self.block_k * in_size
+        epilogue = self.block_m * self.block_n * out_size // (2 if self.epilogue_subtile else 1)
+        return pipeline + epilogue
+
+
+def warp_specialize_compiles(config: HopperConfig) -> bool:
+    """Whether Triton 3.6 actually warp-specializes this config on sm_90 (compiled without a GPU).
+
+    - num_warps=4 only: the compiler adds a producer warp group (TMA) and one
+      consumer warp group per 64 rows of the tile, 12 warps for BLOCK_M=128.
+      With num_warps=8 the flag is accepted and ignored: the code is identical.
+    - BLOCK_M=128 is split between two consumer groups, and that split does
+      not support the subtiled epilogue's reshape/permute/split: compilation
+      fails ("unsupported op type" in WSDataPartition), so no subtiling there.
+    - FLATTEN: the fused loop is not specialized (flag ignored).
+    """
+    if not config.warp_specialize:
+        return True
+    if config.num_warps != 4 or config.flatten:
+        return False
+    return not (config.epilogue_subtile and config.block_m > 64)
+
+
+def _c(bm, bn, bk, warps, stages, **kw) -> HopperConfig:
+    return HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages, **kw)
+
+
+# Persistent fp16/bf16, largest first. 128x256x64 with 8 warps (two consumer warp groups of
+# 64x256 wgmma each) is the classic Hopper tile; 4 stages just fits with a subtiled epilogue.
+PERSISTENT_CANDIDATES: tuple[HopperConfig, ...] = (
+    _c(128, 256, 64, 8, 3),
+    _c(128, 256, 64, 8, 4),
+    _c(128, 256, 64, 8, 3, epilogue_subtile=False),
+    _c(128, 256, 64, 4, 3, epilogue_subtile=False, warp_specialize=True),
+    _c(128, 128, 64, 8, 4),
+    _c(128, 128, 64, 4, 4, epilogue_subtile=False, warp_specialize=True),
+    _c(128, 128, 64, 4, 4),
+    _c(64, 256, 64, 4, 4),
+    _c(128, 64, 64, 4, 4),
+    _c(64, 128, 64, 4, 4, warp_specialize=True),
+    _c(64, 64, 64, 4, 4),
+)
+
+# Split-K for skinny problems (M of 16..256 with a long K): short tiles, long K steps, 2-16 slices.
+SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
+    HopperConfig(bm, bn, bk, 8, num_warps=4, num_stages=stages, epilogue_subtile=False, split_k=s)
+    for bm, bn, bk, stages in ((16, 64, 128, 4), (16, 128, 128, 3), (32, 64, 128, 4), (64, 64, 64, 4),
+                               (64, 128, 64, 4), (128, 128, 64, 3))
+    for s in (2, 4, 8, 16)
+)
+
+# fp8 (1-byte inputs): the K step doubles to 128 so each stage moves as many bytes as fp16's 64.
+FP8_CANDIDATES: tuple[HopperConfig, ...] = (
+    _c(128, 256, 128, 8, 3),
+    _c(128, 256, 128, 8, 4),
+    _c(128, 128, 128, 8, 4),
+    _c(128, 128, 128, 4, 4),
+    _c(64, 128, 128, 4, 4),
+    _c(64, 64, 128, 4, 4),
+)
+
+
+def prune(candidates, m: int, n: int, in_size: int, out_size: int,
+          shared_budget: int = SHARED_MEMORY_BUDGET) -> list[HopperConfig]:
+    """Drop what cannot fit in shared memory, what Triton cannot warp-specialize, and tiles mostly padding."""
+    kept = []
+    for c in candidates:
+        if c.shared_memory_bytes(in_size, out_size) > shared_budget or not warp_specialize_compiles(c):
+            continue
+        if c.block_m > 2 * max(16, triton.next_power_of_2(m)) or c.block_n > 2 * max(16, triton.next_power_of_2(n)):
+            continue
+        kept.append(c)
+    return kept or [min(candidates, key=lambda c: c.block_m * c.block_n)]
+
+
+@functools.cache
+def sm_count(device_index: int) -> int:
+    return torch.cuda.get_device_properties(device_index).multi_processor_count
+
+
+def device_sms(device: torch.device) -> int:
+    """Programs for a persistent grid on this device: its SM count (a few under the interpreter)."""
+    if device.type != "cuda":
+        return INTERPRETER_SMS
+    return sm_count(device.index if device.index is not None else torch.cuda.current_device())
+
+
+# -- persistent ----------------------------------------------------------------------------------
+
+
+def persistent_grid(tiles: int, batch: int, num_sms: int) -> tuple[int, int]:
+    """(programs per batch, batch): the SMs shared out among the batches, never more programs than tiles."""
+    return max(1, min(tiles, -(-num_sms // batch))), batch
+
+
+def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayout, b_layout: OperandLayout,
+                      precision: str, config: HopperConfig, num_sms: int) -> None:
+    """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok."""
+    _ensure_descriptor_scratch()
+    tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    batch = c3.shape[0]
+    for start in range(0, batch, MAX_GRID_Y):
+        stop = min(batch, start + MAX_GRID_Y)
+        a_part = a3[start:stop] if a3.shape[0] > 1 else a3
+        b_part = b3[start:stop] if b3.shape[0] > 1 else b3
+        c_part = c3[start:stop]
+        matmul_persistent_kernel[persistent_grid(tiles, stop - start, num_sms)](
+            a_part, b_part, c_part, m, n, k,
+            _batch_stride(a_part), a_layout.row_stride,
+            _batch_stride(b_part), b_layout.row_stride,
+            c_part.stride(0), c_part.stride(1),
+            BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
+            GROUP_M=config.group_m, INPUT_PRECISION=precision,
+            A_K_MAJOR=a_layout.row_major, B_K_MAJOR=not b_layout.row_major,
+            NUM_STAGES=config.num_stages, EPILOGUE_SUBTILE=config.epilogue_subtile,
+            WARP_SPECIALIZE=config.warp_specialize, FLATTEN=config.flatten,
+            num_warps=config.num_warps, num_stages=config.num_stages,
+        )
+
+
+# -- split-K -------------------------------------------------------------------------------------
+
+
+def split_k_slices(k: int, block_k: int, split_k: int) -> list[tuple[int, int]]:
+    """The [start, stop) K range of each slice, as the kernel computes it (for tests and docs)."""
+    per = triton.cdiv(triton.cdiv(k, block_k), split_k) * block_k
+    return [(min(s * per, k), min((s + 1) * per, k)) for s in range(split_k)]
+
+
+def launch_split_k(a3, b3, c3, m: int, n: int, k: int, precision: str, config: HopperConfig,
+                   split_k: int | None = None) -> torch.Tensor:
+    """C = A @ B as split_k partial products in a float32 workspace, then a deterministic sum.
+
+    Pointer loads: any strides. Returns the workspace ([batch, split_k, M, N]
+    float32) so a caller or test can inspect the partial products.
+    """
+    split_k = split_k or config.split_k
+    if m * n >= 2**31:
+        raise ValueError("split-K is for small M*N; the workspace plane index is 32-bit")
+    batch = c3.shape[0]
+    workspace = torch.empty((batch, split_k, m, n), dtype=torch.float32, device=c3.device)
+    offsets_64 = _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
+    tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    for start in range(0, batch, MAX_GRID_Y):
+        stop = min(batch, start + MAX_GRID_Y)
+        a_part = a3[start:stop] if a3.shape[0] > 1 else a3
+        b_part = b3[start:stop] if b3.shape[0] > 1 else b3
+        c_part, ws_part = c3[start:stop], workspace[start:stop]
+        matmul_splitk_kernel[(tiles, split_k, stop - start)](
+            a_part, b_part, ws_part, m, n, k,
+            _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
+            _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
+            BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
+            GROUP_M=config.group_m, SPLIT_K=split_k, INPUT_PRECISION=precision, OFFSETS_64=offsets_64,
+            num_warps=config.num_warps, num_stages=config.num_stages,
+        )
+        reduce_grid = (triton.cdiv(m, REDUCE_BLOCK_M), triton.cdiv(n, REDUCE_BLOCK_N), stop - start)
+        splitk_reduce_kernel[reduce_grid](
+            ws_part, c_part, m, n, c_part.stride(0), c_part.stride(1), c_part.stride(2),
+            BLOCK_M=REDUCE_BLOCK_M, BLOCK_N=REDUCE_BLOCK_N, SPLIT_K=split_k, num_warps=4,
+        )
+    return workspace
+
+
+# -- compiling without a GPU ---------------------------------------------------------------------
+
+_TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
+                torch.float8_e4m3fn: "fp8e4nv"}
+
+
+def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, config: HopperConfig | None = None,
+                      *, out_dtype: torch.dtype | None = None, precision: str = "tf32", a_k_major: bool = True,
+                      b_k_major: bool = False, fast_accum: bool = True):
+    """(kernel, signature, constexprs, attrs, options) for `triton.compile(ASTSource(...), target, options)`.
+
+    kernel_name: "persistent", "splitk", "splitk_reduce" or "fp8". Pointers and
+    integer arguments get 16-divisibility hints, as aligned 4096-wide tensors would.
+    """
+    from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
+
+    out_dtype = out_dtype or (torch.bfloat16 if dtype == torch.float8_e4m3fn else dtype)
+    ptr, out_ptr = "*" + _TRITON_TYPE[dtype], "*" + _TRITON_TYPE[out_dtype]
+    if kernel_name == "persistent":
+        config = config or PERSISTENT_CANDIDATES[0]
+        kernel = matmul_persistent_kernel
+        pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr}
+        ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row", "stride_cb", "stride_c_row"]
+        meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
+                "GROUP_M": config.group_m, "INPUT_PRECISION": precision, "A_K_MAJOR": a_k_major,
+                "B_K_MAJOR": b_k_major, "NUM_STAGES": config.num_stages,
+                "EPILOGUE_SUBTILE": config.epilogue_subtile, "WARP_SPECIALIZE": config.warp_specialize,
+                "FLATTEN": config.flatten}
+    elif kernel_name == "splitk":
+        config = config or SPLIT_K_CANDIDATES[0]
+        kernel = matmul_splitk_kernel
+        pointers = {"a_ptr": ptr, "b_ptr": ptr, "ws_ptr": "*fp32"}
+        ints = ["M", "N", "K", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn"]
+        meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
+                "GROUP_M": config.group_m, "SPLIT_K": config.split_k, "INPUT_PRECISION": precision,
+                "OFFSETS_64": False}
+    elif kernel_name == "splitk_reduce":
+        config = config or SPLIT_K_CANDIDATES[0]
+        kernel = splitk_reduce_kernel
+        pointers = {"ws_ptr": "*fp32", "c_ptr": out_ptr}
+        ints = ["M", "N", "stride_cb", "stride_cm", "stride_cn"]
+        meta = {"BLOCK_M": REDUCE_BLOCK_M, "BLOCK_N": REDUCE_BLOCK_N, "SPLIT_K": config.split_k}
+        config = dataclasses.replace(config, num_warps=4)
+    elif kernel_name == "fp8":
+        config = config or FP8_CANDIDATES[0]
+        kernel = scaled_matmul_kernel
+        pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr, "scale_a_ptr": "*fp32", "scale_b_ptr": "*fp32"}
+        ints = ["M", "N", "K", "stride_a_row", "stride_b_row", "stride_c_row"]
+        meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
+                "GROUP_M": config.group_m, "NUM_STAGES": config.num_stages,
+                "EPILOGUE_SUBTILE": config.epilogue_subtile, "FAST_ACCUM": fast_accum}
+    else:
+        raise ValueError(f"kernel_name must be 'persistent', 'splitk', 'splitk_reduce' or 'fp8'; got {kernel_name!r}")
+    # Unit inner strides are constants at a real launch (Triton specializes on 1).
+    unit = {"stride_ak", "stride_bn", "stride_cn"} & set(ints)
+    signature = {**pointers, **{name: ("constexpr" if name in unit else "i32") for name in ints},
+                 **{name: "constexpr" for name in meta}}
+    constexprs = {**{name: 1 for name in unit}, **meta}
+    attrs = {(kernel.arg_names.index(name),): [["tt.divisibility", 16]]
+             for name, kind in signature.items() if kind != "constexpr"}
+    options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+    return kernel, signature, constexprs, attrs, options
+
+
+def compile_for(kernel_name: str, target_arch: int = 90, **kwargs):
+    """Compile a Hopper kernel for `sm_<target_arch>` without a GPU; returns Triton's CompiledKernel."""
+    from triton.backends.compiler import GPUTarget
+
+    kernel, signature, constexprs, attrs, options = inspection_source(kernel_name, **kwargs)
+    source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
+    return triton.compile(source, target=GPUTarget("cuda", target_arch, 32), options=options)

@@ -1,0 +1,129 @@
+"""`scaled_matmul`: fp8 C = (A @ B) * scale_a * scale_b, the contract of torch._scaled_mm with per-tensor scales.
+
+Contract check -> config -> launch of `kernels/matmul_fp8.py`'s persistent
+TMA kernel. Layouts as torch._scaled_mm wants them and as Hopper's fp8
+wgmma reads them: A [M, K] row-major, B [K, N] column-major (its transpose,
+[N, K], is row-major: "K-major"). Nothing is copied or transposed here.
+"""
+
+import torch
+import triton
+
+from tilelab import contracts
+from tilelab.ops.matmul import TMA_ALIGN, _ensure_descriptor_scratch, padded_row_stride
+from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, device_sms, prune
+
+INPUT_DTYPE = torch.float8_e4m3fn
+OUTPUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
+# Under the interpreter: small tiles, so a test's few tiles still outnumber the programs.
+INTERPRETER_CONFIG = HopperConfig(32, 32, 32, group_m=2, num_warps=4, num_stages=1)
+
+
+def _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum) -> None:
+    for name, x in (("a", a), ("b", b), ("scale_a", scale_a), ("scale_b", scale_b)):
+        contracts.require_tensor(x, name)
+    for name, x in (("a", a), ("b", b)):
+        if x.dim() != 2:
+            raise contracts.ShapeError(f"{name} must be a 2-D matrix, got a {x.dim()}-dim tensor of shape "
+                                       f"{tuple(x.shape)}")
+        contracts.require_dtype(x, name, (INPUT_DTYPE,))
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        contracts.require_dtype(s, name, (torch.float32,))
+        if s.numel() != 1:
+            raise contracts.ShapeError(f"{name} must hold exactly one element (a per-tensor scale); got shape "
+                                       f"{tuple(s.shape)}")
+    if not isinstance(out_dtype, torch.dtype):
+        raise contracts.InputTypeError(f"out_dtype must be a torch.dtype, got {type(out_dtype).__name__}")
+    if out_dtype not in OUTPUT_DTYPES:
+        raise contracts.DTypeError(f"out_dtype must be bfloat16, float16 or float32; got {out_dtype}")
+    if not isinstance(use_fast_accum, bool):
+        raise contracts.InputTypeError(f"use_fast_accum must be a bool, got {type(use_fast_accum).__name__}")
+    contracts.require_runnable_device({"a": a, "b": b, "scale_a": scale_a, "scale_b": scale_b})
+    if a.shape[1] != b.shape[0]:
+        raise contracts.ShapeError(f"inner dimensions differ: a is {tuple(a.shape)} (K={a.shape[1]}) but b is "
+                                   f"{tuple(b.shape)} (K={b.shape[0]})")
+    m, k = a.shape
+    n = b.shape[1]
+    # Layout: the unit stride must run along K in both operands (a size-1 dimension's stride is moot).
+    if a.stride(1) != 1 and k > 1:
+        raise contracts.AlignmentError(
+            f"a must be row-major (unit stride along K), as fp8 tensor cores read it; got strides {a.stride()}. "
+            "Pass a.contiguous()."
+        )
+    if b.stride(0) != 1 and k > 1:
+        raise contracts.AlignmentError(
+            f"b must be K-major: a [K, N] tensor whose transpose is contiguous (b = bt.t() for a row-major "
+            f"[N, K] bt), as torch._scaled_mm wants; got strides {b.stride()}. Pass b.t().contiguous().t()."
+        )
+    for name, x, row_stride in (("a", a, _row_stride(a.stride(0), m, k)), ("b", b, _row_stride(b.stride(1), n, k))):
+        if x.data_ptr() % TMA_ALIGN or row_stride % TMA_ALIGN:
+            raise contracts.AlignmentError(
+                f"{name} needs a 16-byte aligned data pointer and a row stride (along K) that is a multiple of "
+                f"16 fp8 elements, for TMA; got shape {tuple(x.shape)} strides {x.stride()}. Pad K to a "
+                "multiple of 16 (torch._scaled_mm has the same rule)."
+            )
+
+
+def _row_stride(stride: int, rows: int, k: int) -> int:
+    """Elements between the K-rows of an operand; a single row's stride is moot, so the padded width stands in."""
+    return stride if rows > 1 else padded_row_stride(k, 1)
+
+
+def default_config(m: int, n: int, out_dtype: torch.dtype, device: torch.device) -> HopperConfig:
+    if device.type != "cuda":
+        return INTERPRETER_CONFIG
+    return prune(FP8_CANDIDATES, m, n, 1, torch.finfo(out_dtype).bits // 8)[0]
+
+
+def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor, *,
+                  out_dtype: torch.dtype = torch.bfloat16, use_fast_accum: bool = False,
+                  config: HopperConfig | None = None) -> torch.Tensor:
+    """(A @ B) * scale_a * scale_b for float8_e4m3fn A [M, K] (row-major) and B [K, N] (K-major).
+
+    Products accumulate in float32 on the tensor cores; the scales multiply
+    the float32 result once, then it is rounded to `out_dtype`.
+    `use_fast_accum` as in torch._scaled_mm: False (default) promotes
+    Hopper's reduced-precision fp8 accumulator into float32 after every
+    BLOCK_K products; True keeps one reduced-precision accumulator for all
+    of K (faster, less accurate for long K). See `kernels/matmul_fp8.py`.
+
+    The result is [M, N]; its rows may be padded to 16 bytes (a view of a
+    wider buffer), as TMA stores need.
+    """
+    _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum)
+    m, k = a.shape
+    n = b.shape[1]
+    out_size = torch.finfo(out_dtype).bits // 8
+    c = torch.empty((m, padded_row_stride(n, out_size)), dtype=out_dtype, device=a.device)[:, :n]
+    if m == 0 or n == 0:
+        return c
+    if k == 0:
+        return c.zero_()
+    config = config or default_config(m, n, out_dtype, a.device)
+    launch_scaled(a, b.t(), c, scale_a, scale_b, m, n, k, config, use_fast_accum, device_sms(a.device))
+    return c
+
+
+def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: HopperConfig, fast_accum: bool,
+                  num_sms: int) -> None:
+    """Launch `scaled_matmul_kernel` on a [M, K], bt [N, K] and c [M, N] (all unit inner stride, TMA-aligned)."""
+    from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
+
+    _ensure_descriptor_scratch()
+    tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    scaled_matmul_kernel[(max(1, min(tiles, num_sms)),)](
+        a, bt, c, scale_a, scale_b, m, n, k,
+        _row_stride(a.stride(0), m, k), _row_stride(bt.stride(0), n, k), c.stride(0),
+        BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
+        NUM_STAGES=config.num_stages, EPILOGUE_SUBTILE=config.epilogue_subtile, FAST_ACCUM=fast_accum,
+        num_warps=config.num_warps, num_stages=config.num_stages,
+    )
+
+
+def scaled_matmul_reference(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor,
+                            scale_b: torch.Tensor) -> torch.Tensor:
+    """(A @ B) * scale_a * scale_b of the exact fp8 values, in float64 on the CPU."""
+    a64 = a.detach().to("cpu").to(torch.float64)
+    b64 = b.detach().to("cpu").to(torch.float64)
+    scale = scale_a.detach().to("cpu", torch.float64).item() * scale_b.detach().to("cpu", torch.float64).item()
+    return (a64 @ b64) * scale
