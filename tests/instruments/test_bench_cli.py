@@ -35,6 +35,8 @@ def test_check_only_on_the_interpreter(tmp_path):
     assert schema.validate(document) == []
     assert document["settings"]["check_only"] and document["environment"]["triton_interpret"]
     assert document["environment"]["gpu"] is None
+    assert document["summary"]["aborted"] is None  # the final write replaced the checkpoints
+    assert not list(out.parent.glob("*.partial"))
     assert [c["shape"] for c in document["cases"]] == [[127, 255, 65], [64, 32, 48]]
     for case in document["cases"]:
         by_name = {v["name"]: v for v in case["variants"]}
@@ -58,6 +60,10 @@ def test_bad_arguments_exit_2(tmp_path):
                     "--output", str(tmp_path / "x.json"))
     assert done.returncode == 2 and "bogus" in done.stderr
     assert run_tool("tilelab.bench", "--check-only", "--precision", "ieee").returncode == 2
+    (tmp_path / "not-a-calibration.json").write_text("{}")
+    done = run_tool("tilelab.bench", "--check-only", "--ceilings", str(tmp_path / "not-a-calibration.json"),
+                    "--output", str(tmp_path / "y.json"))
+    assert done.returncode == 2 and "calibration" in done.stderr
 
 
 def test_list_names_the_variants():

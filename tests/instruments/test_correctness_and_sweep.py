@@ -184,3 +184,15 @@ def test_cold_graph_timing_rotates_input_sets(monkeypatch):
     assert calls % sets == 0
     t = results[0]["variants"][1]["timing"]
     assert t["mode"] == "graph" and t["input_sets"] == sets and t["calls_per_sample"] == calls
+
+
+def test_time_budget_and_checkpoints():
+    op = _toy_op(VARIANTS)
+    settings = sweep.SweepSettings(dtypes=["float32"], check_only=True)
+    cases = sweep.plan_cases([op], ["float32"], [(i, 2, 3) for i in range(1, 6)], seed=0)
+    seen = []
+    results = sweep.run(cases, settings, None, None, checkpoint=lambda finished: seen.append(len(finished)))
+    assert seen == [1, 2, 3, 4, 5] and len(results) == 5
+    with pytest.raises(sweep.SweepAborted, match="time budget") as stopped:
+        sweep.run(cases, settings, None, None, time_budget_s=-1.0)
+    assert stopped.value.cases == []

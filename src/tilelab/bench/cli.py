@@ -64,6 +64,8 @@ def run_parser() -> argparse.ArgumentParser:
     parser.add_argument("--check-only", action="store_true",
                         help="only the correctness part; without a GPU it runs on Triton's interpreter")
     parser.add_argument("--ceilings", type=Path, help="a calibration JSON to use instead of the cached one")
+    parser.add_argument("--time-budget", type=float, metavar="SECONDS",
+                        help="start no new case after this long; the JSON says which cases are missing")
     parser.add_argument("--device", type=int, default=0, help="CUDA device index")
     parser.add_argument("--output", type=Path,
                         help="result JSON (default: results/local/kernel-bench-<op>-<dtype>-<time>.json)")
@@ -163,17 +165,13 @@ def bench_command(argv: list[str]) -> int:
 
     env_info = environment.collect(device if on_gpu else None)
     gpu = env_info["gpu"]
+    if args.ceilings and roofline.load_calibration(args.ceilings) is None:
+        print(f"kernel-bench: --ceilings {args.ceilings} is not a readable calibration file "
+              "(made by `kernel-bench calibrate --output FILE`)", file=sys.stderr)
+        return EXIT_USAGE
     ceilings = roofline.ceilings_for(gpu["name"], args.ceilings) if gpu else None
-
-    aborted = None
-    with console.sweep_progress(len(cases), enabled=not args.no_progress) as (describe, case_done):
-        try:
-            results = sweep.run(cases, settings, ceilings, gpu["l2_bytes"] if gpu else None, describe, case_done)
-        except sweep.SweepAborted as stop:  # keep what was measured, and say why the rest is missing
-            results, aborted = stop.cases, stop.reason
-
-    summary = sweep.summarize_cases(results)
-    summary["aborted"] = aborted
+    output = args.output or _default_output(args.op, args.dtype)
+    output.parent.mkdir(parents=True, exist_ok=True)
     document = {
         "schema_version": schema.SCHEMA_VERSION,
         "tool": "kernel-bench",
@@ -186,22 +184,40 @@ def bench_command(argv: list[str]) -> int:
             "seed": args.seed, "check_only": args.check_only, "compile": args.compile,
             "compile_mode": args.compile_mode if args.compile else None, "variants": args.variants,
             "graph_calls": args.graph_calls or None, "device": str(device),
-            "interpreter": not on_gpu,
+            "interpreter": not on_gpu, "time_budget_s": args.time_budget,
         },
         "environment": env_info,
         "source": environment.source_state(),
         "ceilings": ceilings,
-        "cases": results,
-        "summary": summary,
     }
+
+    def write(results: list[dict], aborted: str | None) -> dict:
+        summary = sweep.summarize_cases(results)
+        summary["aborted"] = aborted
+        document.update(cases=results, summary=summary)
+        text = json.dumps(schema.finite(document), indent=1, allow_nan=False) + "\n"
+        partial = output.with_name(output.name + ".partial")
+        partial.write_text(text)
+        partial.replace(output)  # never leave a half-written file behind
+        return summary
+
+    def checkpoint(finished: list[dict]) -> None:
+        if len(finished) < len(cases):
+            write(finished, f"incomplete: {len(finished)} of {len(cases)} cases finished when this was "
+                            "written (the run was interrupted)")
+
+    aborted = None
+    with console.sweep_progress(len(cases), enabled=not args.no_progress) as (describe, case_done):
+        try:
+            results = sweep.run(cases, settings, ceilings, gpu["l2_bytes"] if gpu else None, describe, case_done,
+                                checkpoint, args.time_budget)
+        except sweep.SweepAborted as stop:  # keep what was measured, and say why the rest is missing
+            results, aborted = stop.cases, stop.reason
+    summary = write(results, aborted)
     problems = schema.validate(document)
-    if problems:  # a bug in kernel-bench itself: say so, keep the data
+    if problems:  # a bug in kernel-bench itself: say so, the data is written anyway
         print("kernel-bench: the result does not match its own schema:\n  " + "\n  ".join(problems[:20]),
               file=sys.stderr)
-
-    output = args.output or _default_output(args.op, args.dtype)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(schema.finite(document), indent=1, allow_nan=False) + "\n")
 
     where = gpu["name"] if gpu else "Triton interpreter (CPU)"
     mode = "check only" if args.check_only else f"{args.timing}, {args.cache} L2"

@@ -7,6 +7,7 @@ answer is not a result.
 
 import dataclasses
 import random
+import time
 import zlib
 from collections.abc import Callable
 
@@ -204,13 +205,22 @@ class SweepAborted(Exception):
 
 def run(cases: list[CasePlan], settings: SweepSettings, ceilings: dict | None, l2_bytes: int | None,
         describe: Callable[[str], None] = lambda text: None,
-        case_done: Callable[[], None] = lambda: None) -> list[dict]:
+        case_done: Callable[[], None] = lambda: None,
+        checkpoint: Callable[[list[dict]], None] = lambda finished: None,
+        time_budget_s: float | None = None) -> list[dict]:
     """Visit the cases in the given (shuffled) order; return them in the ops' own shape order.
 
-    `describe` hears what is running now, `case_done` when a case is finished (for a progress bar).
+    `describe` hears what is running now, `case_done` when a case is finished (for a progress bar),
+    `checkpoint` gets every finished case so far (so an interrupted sweep still leaves its evidence).
+    With `time_budget_s`, no new case starts once that many seconds have passed.
     """
+    started = time.monotonic()
     done = []
     for visit, case in enumerate(cases):
+        if time_budget_s is not None and time.monotonic() - started > time_budget_s:
+            finished = [result for _, result in sorted(done, key=lambda pair: pair[0])]
+            raise SweepAborted(finished, f"the time budget of {time_budget_s:g} s ran out after {len(done)} of "
+                                         f"{len(cases)} cases")
         try:
             result = run_case(case, settings, ceilings, l2_bytes, describe)
         except Exception as exc:  # e.g. a kernel fault that poisons the CUDA context for everything after it
@@ -222,4 +232,5 @@ def run(cases: list[CasePlan], settings: SweepSettings, ceilings: dict | None, l
         if settings.device.type == "cuda":
             torch.cuda.empty_cache()  # the next shape's inputs should not compete with this one's
         case_done()
+        checkpoint([result for _, result in sorted(done, key=lambda pair: pair[0])])
     return [result for _, result in sorted(done, key=lambda pair: pair[0])]
