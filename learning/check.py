@@ -59,7 +59,7 @@ def print_result(result: Result, verbose: bool, offer_hint: bool = True) -> None
         print(f"    {_color(status.value.ljust(5), status)} {part['name'].ljust(width)}  {detail}")
         if verbose and part.get("traceback"):
             print("      " + part["traceback"].replace("\n", "\n      "))
-    output = result.output.strip()
+    output = result.output.strip("\n")
     if output and (verbose or result.status not in (Status.PASS, Status.UNAVAILABLE)):
         lines = output.splitlines()
         shown = lines if verbose else lines[:OUTPUT_LINES_SHOWN]

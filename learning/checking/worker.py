@@ -138,10 +138,11 @@ def main(argv: list[str]) -> int:
         if missing:
             return finish(Status.UNAVAILABLE, f"{missing} is not installed")
         where = _where_in_learner_code(error, learner_file)
+        detail = str(error)
         if isinstance(error, SyntaxError):
-            where = f" ({_relative(learner_file)}, line {error.lineno})"
+            where, detail = f" ({_relative(learner_file)}, line {error.lineno})", error.msg
         return finish(Status.ERROR, f"importing {_relative(learner_file)} failed: "
-                                    f"{type(error).__name__}: {error}{where}")
+                                    f"{type(error).__name__}: {detail}{where}")
     parts = run_parts(exercise, module, learner_file, seed, verbose, log_event)
     return finish(most_urgent(Status(p["status"]) for p in parts), "", parts)
 

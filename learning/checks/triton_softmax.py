@@ -37,9 +37,11 @@ def check_launch_softmax(module, trial) -> None:
     gen = ts.generator(trial)
     shapes = [(1, 1), (4, 127), (3, 255), (2, 65), (trial.rng.randint(1, 6), trial.rng.randint(1, 300))]
     for rows, cols in shapes:
-        with trial.case(f"a {rows}x{cols} input, row 0 shifted by +1000, padded rows"):
+        with trial.case(f"a {rows}x{cols} input, row 0 shifted by +1000, the last by -20, padded rows"):
             values = ts.randn(trial, rows, cols, gen=gen, scale=3.0)
             values[0] += 1000.0  # overflows unless the max is subtracted
+            if rows > 1:
+                values[-1] -= 20.0  # all negative: a masked lane that loads 0 would win the max
             x = padded_input(values, pad=ref.next_power_of_two(cols) + 3)  # a stride unlike out's
             out = GuardedOutput((rows, cols), torch.float32, ts.device(), pad=ref.next_power_of_two(cols))
             ts.call_kernel(module.launch_softmax, x, out.view)
