@@ -37,9 +37,11 @@ class Config:
     def from_dict(cls, d: dict) -> "Config":
         return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
 
-    def shared_memory_bytes(self, element_size: int) -> int:
-        """Shared memory the pipelined K loop needs: one A and one B tile per stage (as Triton allocates it)."""
-        return (self.block_m + self.block_n) * self.block_k * element_size * self.num_stages
+    def shared_memory_bytes(self, element_size: int, out_element_size: int = 0) -> int:
+        """Shared memory: one A and one B tile per pipeline stage, plus the C tile when the epilogue stages it
+        there (descriptor stores)."""
+        pipeline = (self.block_m + self.block_n) * self.block_k * element_size * self.num_stages
+        return pipeline + self.block_m * self.block_n * out_element_size
 
 
 # The seed lesson's configuration: small square-ish tiles, plain row-major tile order.
@@ -69,12 +71,12 @@ GPU_CANDIDATES: tuple[Config, ...] = (
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)
 
 
-def prune(candidates: Sequence[Config], m: int, n: int, element_size: int,
+def prune(candidates: Sequence[Config], m: int, n: int, element_size: int, out_element_size: int = 0,
           shared_budget: int = SHARED_MEMORY_BUDGET) -> list[Config]:
     """Drop configs that cannot fit, or that waste most of every tile on this shape."""
     kept = []
     for c in candidates:
-        if c.shared_memory_bytes(element_size) > shared_budget:
+        if c.shared_memory_bytes(element_size, out_element_size) > shared_budget:
             continue
         # A tile more than twice the problem edge is mostly padding: a smaller candidate does the same job.
         if c.block_m > 2 * _pow2_at_least(m, 16) or c.block_n > 2 * _pow2_at_least(n, 16):

@@ -56,14 +56,19 @@ def test_precision_ladder_against_torch(rng):
     assert errors["torch"] < 1e-5, errors
 
 
-TUNABLE = [(dtype, cfg) for dtype in (torch.float16, torch.float32)
-           for cfg in matmul_op._candidates(torch.finfo(dtype).bits // 8, 16, 4096)
-           + matmul_op._candidates(torch.finfo(dtype).bits // 8, 4096, 4096)]
+def _tunable():
+    """Every (path, dtype, config) the tuner may choose, for skinny and large problems."""
+    cases = {}
+    for dtype in (torch.float16, torch.float32):
+        size = torch.finfo(dtype).bits // 8
+        for path, out_size in (("pointer", 0), ("descriptor", size)):
+            for m in (16, 4096):
+                for cfg in matmul_op._candidates(size, m, 4096, out_size):
+                    cases[(path, dtype, cfg)] = f"{path}-{str(dtype)[6:]}-{tuning._label(cfg)}"
+    return cases
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor"])
-@pytest.mark.parametrize("dtype,config", list(dict.fromkeys(TUNABLE)),
-                         ids=[f"{str(d)[6:]}-{tuning._label(c)}" for d, c in dict.fromkeys(TUNABLE)])
+@pytest.mark.parametrize("path,dtype,config", list(_tunable()), ids=list(_tunable().values()))
 def test_every_tunable_config(config, dtype, path, rng):
     a = randn((300, 320), dtype, "cuda", rng)
     b = randn((320, 272), dtype, "cuda", rng)

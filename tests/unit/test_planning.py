@@ -75,3 +75,26 @@ def test_relative_error_and_tolerances():
     assert relative_error(torch.tensor([1.0, float("nan"), 1.0, 1.0]), ref) == float("inf")
     assert tolerance(torch.float32, "ieee") < tolerance(torch.float32, "tf32") < tolerance(torch.bfloat16)
     assert tolerance(torch.float32, "ieee", out_dtype=torch.bfloat16) == tolerance(torch.bfloat16)
+
+
+def test_descriptor_epilogue_counts_in_shared_memory():
+    cfg = tuning.Config(128, 256, 32, 8, 8, 3)
+    assert cfg.shared_memory_bytes(4, out_element_size=4) > tuning.SHARED_MEMORY_BUDGET
+    assert cfg not in tuning.prune([cfg, tuning.FIXED], 4096, 4096, 4, out_element_size=4)
+
+
+def test_replays_only_for_cuda_tensors_and_without_launch_hooks():
+    import triton
+
+    a = torch.empty(4, 4)
+    assert matmul_op._replay_key(a, a, None, None, None, None) is None
+    assert matmul_op._no_launch_hooks()
+
+    def hook(*args):
+        pass
+
+    triton.knobs.runtime.launch_enter_hook.add(hook)
+    try:
+        assert not matmul_op._no_launch_hooks()
+    finally:
+        triton.knobs.runtime.launch_enter_hook.remove(hook)
