@@ -18,7 +18,7 @@ def build() -> Script:
           f"{N // BLOCK} programs; elements {N // BLOCK * BLOCK}..{N - 1} never computed")
     for pid in range(programs):
         offsets = [pid * BLOCK + lane for lane in range(BLOCK)]
-        s.ask(f"program {pid}: offsets = {pid}*{BLOCK} + [0, 1, 2, 3]", offsets)
+        s.ask(f"program {pid}: offsets = {pid}*{BLOCK} + {list(range(BLOCK))}", offsets)
         s.ask(f"program {pid}: mask = offsets < {N}", [o < N for o in offsets])
     s.say(f"\nProgram {programs - 1}'s last {programs * BLOCK - N} lanes are masked: their loads return the "
           "'other' value and their stores do nothing.")
