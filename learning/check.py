@@ -80,13 +80,13 @@ def print_result(result: Result, verbose: bool, offer_hint: bool = True) -> None
 def print_list() -> None:
     remembered = progress.load()
     missing = triton_missing()
-    print(" #  exercise         where       kind    status       what it practises")
+    print(" #  exercise         where        kind    status       what it practises")
     for number, exercise in enumerate(catalog.EXERCISES, start=1):
         status = remembered.get(exercise.name, {}).get("status", "-")
         if exercise.kind == "triton" and missing:
             status = "UNAVAILABLE"
         where = _lesson_label(exercise)
-        print(f"{number:>2}  {exercise.name:<16} {where:<11} {exercise.kind:<7} {status:<12} {exercise.title}")
+        print(f"{number:>2}  {exercise.name:<16} {where:<12} {exercise.kind:<7} {status:<12} {exercise.title}")
     print("\nCheck one with: python -m learning.check NAME   (status is your last result; - means not yet run)")
     if missing:
         print(f"Triton exercises are UNAVAILABLE here: {missing}")
