@@ -18,13 +18,13 @@ SHAPES = [(1, 1, 1), (5, 7, 5), (127, 255, 65), (64, 64, 64), (1000, 1000, 1000)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
-@pytest.mark.parametrize("path", [None, "pointer", "descriptor"])
+@pytest.mark.parametrize("path", [None, "pointer", "descriptor", "persistent"])
 @pytest.mark.parametrize("m,n,k", SHAPES)
 def test_shapes_paths_dtypes(m, n, k, path, dtype, rng):
     a = randn((m, k), dtype, "cuda", rng)
     # Column-major B keeps every shape TMA-eligible when N*size is not a 16-byte multiple.
     b = randn((n, k), dtype, "cuda", rng).t()
-    if path == "descriptor" and (k * a.element_size()) % 16 and k > 1 and (m > 1 or n > 1):
+    if path in ("descriptor", "persistent") and (k * a.element_size()) % 16 and k > 1 and (m > 1 or n > 1):
         with pytest.raises(tilelab.AlignmentError):
             tilelab.matmul(a, b, path=path)
         return

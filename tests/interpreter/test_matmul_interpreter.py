@@ -13,7 +13,7 @@ RAGGED = [(1, 1, 1), (5, 7, 5), (7, 1, 7), (127, 255, 65), (64, 64, 64), (65, 12
 DTYPES = [torch.float16, torch.float32]
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
 @pytest.mark.parametrize("m,n,k", RAGGED)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_both_paths_on_ragged_shapes(path, m, n, k, dtype, device, rng):
@@ -22,9 +22,9 @@ def test_both_paths_on_ragged_shapes(path, m, n, k, dtype, device, rng):
     es = a.element_size()
     a_fits = m == 1 or k == 1 or (k * es) % 16 == 0
     b_fits = k == 1 or n == 1 or (n * es) % 16 == 0
-    if path == "descriptor" and not (a_fits and b_fits):
+    if path != "pointer" and not (a_fits and b_fits):
         # A row stride that is not a multiple of 16 bytes cannot be described to TMA.
-        with pytest.raises(tilelab.AlignmentError, match="path='descriptor'"):
+        with pytest.raises(tilelab.AlignmentError, match=f"path='{path}'"):
             tilelab.matmul(a, b, path=path)
         return
     out = tilelab.matmul(a, b, path=path)
@@ -47,7 +47,7 @@ def test_group_order_visits_every_tile_once(group_m, device, rng):
     assert_matches_reference(tilelab.matmul(a, b, config=cfg, path="pointer"), a, b, label=f"GROUP_M={group_m}")
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
 def test_transposed_operands(path, device, rng):
     # Column-major A and B: stored transposed, viewed back. Both paths read them without a copy.
     a = randn((96, 64), torch.float16, device, rng).t()  # 64 x 96, unit stride along rows

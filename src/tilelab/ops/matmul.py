@@ -17,7 +17,7 @@ from tilelab import contracts, env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
 from tilelab.tuning import Config
 
-PATHS = ("pointer", "descriptor")
+PATHS = ("pointer", "descriptor", "persistent")
 PRECISIONS = ("tf32", "tf32x3", "ieee")
 INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 OUTPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -129,11 +129,15 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
     _, m, k = a3.shape
     n = b3.shape[2]
     if path is None:
-        path = "descriptor" if tma_ok and _descriptor_pays_off(a3.device, m, n, k) else "pointer"
-    elif path == "descriptor" and not tma_ok:
+        path = "pointer"
+        if tma_ok and _descriptor_pays_off(a3.device, m, n, k):
+            # Large 2-byte problems: the persistent TMA kernel (measured faster on the H200); fp32 keeps
+            # the tuned one-tile-per-program descriptor kernel.
+            path = "persistent" if a3.element_size() <= 2 and not env.interpreting() else "descriptor"
+    elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
         raise contracts.AlignmentError(
-            f"path='descriptor' needs {bad} to have a unit stride in one of its last two dimensions, "
+            f"path={path!r} needs {bad} to have a unit stride in one of its last two dimensions, "
             f"a 16-byte aligned data pointer and 16-byte aligned row and batch strides; got shape "
             f"{tuple((a3 if bad == 'a' else b3).shape)} strides {(a3 if bad == 'a' else b3).stride()} "
             f"({(a3 if bad == 'a' else b3).element_size()}-byte elements). Use path='pointer' or pass a "
@@ -371,6 +375,9 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         return torch.zeros(p.out_shape, dtype=out_dtype, device=a.device)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
+    if plan.path == "persistent":
+        _launch_persistent(plan, p, c3)
+        return c3.reshape(p.out_shape)
     chosen = plan.config or tuning.choose(
         _tuning_key(plan, p.a3, c3, p.m, p.n, p.k),
         _candidates(p.a3.element_size(), p.m, p.n, c3.element_size() if plan.path == "descriptor" else 0),
@@ -383,6 +390,23 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         _REPLAYS[key] = _Replay(compiled, grid, args[3:], a.device.index, tuple(storage.shape), out_dtype,
                                 tuple(out.shape), out.stride())
     return out
+
+
+def persistent_config(plan: MatmulPlan):
+    """The persistent kernel's configuration: the caller's tiles if given, else the H200's measured best."""
+    from tilelab.ops import matmul_hopper  # imports this module: resolved at call time
+
+    if plan.config is None:
+        return matmul_hopper.PERSISTENT_CANDIDATES[0]
+    return matmul_hopper.HopperConfig(**plan.config.as_dict())
+
+
+def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor) -> None:
+    from tilelab.ops import matmul_hopper
+
+    sms = matmul_hopper.device_sms(p.a3.device)
+    matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout, plan.b_layout,
+                                    plan.input_precision, persistent_config(plan), sms)
 
 
 def _replayable(p: _Problem, a, b, grid, c3, out) -> bool:
@@ -398,7 +422,7 @@ def _replayable(p: _Problem, a, b, grid, c3, out) -> bool:
 
 def _allocate_output(plan: MatmulPlan, p: _Problem, out_dtype: torch.dtype) -> torch.Tensor:
     gemms = max(p.a3.shape[0], p.b3.shape[0])
-    if plan.path == "descriptor":
+    if plan.path in ("descriptor", "persistent"):
         # Rows padded to 16 bytes so TMA can store them; the caller sees a [.., :n] view.
         width = padded_row_stride(p.n, torch.finfo(out_dtype).bits // 8)
         return torch.empty((gemms, p.m, width), dtype=out_dtype, device=p.a3.device)[:, :, : p.n]
@@ -412,7 +436,9 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     p = _as_gemm(a, b)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     described = plan.as_dict()
-    if plan.config is None:
+    if plan.path == "persistent":
+        described["config"] = dataclasses.asdict(persistent_config(plan))
+    elif plan.config is None:
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k))
         described["config"] = known.as_dict() if known else None
