@@ -48,6 +48,7 @@ class MatmulPlan:
     offsets_64: bool
     a_layout: OperandLayout
     b_layout: OperandLayout
+    element_size: int
 
     def as_dict(self) -> dict:
         return {
@@ -121,6 +122,13 @@ def _descriptor_pays_off(device: torch.device, m: int, n: int, k: int) -> bool:
     return env.is_hopper_or_newer(device) and m * n * k >= DESCRIPTOR_MIN_WORK
 
 
+def _rows_defeat_vector_loads(a3: torch.Tensor, b3: torch.Tensor) -> bool:
+    """Triton vectorizes pointer loads only when it can prove row strides are multiples of 16 elements
+    (1000x1000 in fp16 measured at a quarter of the descriptor path's rate on the H200)."""
+    return any(x.stride(1) % 16 or x.stride(2) % 16 for x in (a3, b3) if min(x.stride(1), x.stride(2)) == 1
+               and x.shape[1] > 1 and x.shape[2] > 1)
+
+
 def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
                 config: str | Config | None) -> MatmulPlan:
     """Choose the kernel path and (unless tuned later) the tile configuration."""
@@ -130,10 +138,12 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
     n = b3.shape[2]
     if path is None:
         path = "pointer"
-        if tma_ok and _descriptor_pays_off(a3.device, m, n, k):
-            # Large 2-byte problems: the persistent TMA kernel (measured faster on the H200); fp32 keeps
-            # the tuned one-tile-per-program descriptor kernel.
-            path = "persistent" if a3.element_size() <= 2 and not env.interpreting() else "descriptor"
+        if tma_ok and (_descriptor_pays_off(a3.device, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
+            path = "descriptor"
+            if config is None and a3.element_size() <= 2 and _descriptor_pays_off(a3.device, m, n, k) \
+                    and not env.interpreting():
+                # Large 2-byte problems: the persistent TMA kernel, measured faster on the H200.
+                path = "persistent"
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
         raise contracts.AlignmentError(
@@ -148,7 +158,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
     elif config is None and env.interpreting():
         config = tuning.INTERPRETER
     offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, a3.shape[0])
-    return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout)
+    return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size())
 
 
 # -- launching -----------------------------------------------------------------------------------
@@ -396,9 +406,11 @@ def persistent_config(plan: MatmulPlan):
     """The persistent kernel's configuration: the caller's tiles if given, else the H200's measured best."""
     from tilelab.ops import matmul_hopper  # imports this module: resolved at call time
 
-    if plan.config is None:
-        return matmul_hopper.PERSISTENT_CANDIDATES[0]
-    return matmul_hopper.HopperConfig(**plan.config.as_dict())
+    if plan.config is not None:
+        return matmul_hopper.HopperConfig(**plan.config.as_dict())
+    best = matmul_hopper.PERSISTENT_CANDIDATES[0]
+    # 4-byte inputs: half the K step keeps the same shared-memory footprint per stage.
+    return dataclasses.replace(best, block_k=best.block_k // 2) if plan.element_size >= 4 else best
 
 
 def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor) -> None:
