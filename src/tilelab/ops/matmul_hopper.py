@@ -67,15 +67,22 @@ class HopperConfig:
 
         num_stages A+B buffers for the TMA pipeline, plus a staging tile for
         the TMA store of C (half as wide with epilogue subtiling). They are
-        not aliased, so both count.
+        not aliased, so both count. (Warp-specialized, the two halves get a
+        buffer each: no saving.)
         """
         pipeline = self.num_stages * (self.block_m + self.block_n) * self.block_k * in_size
-        epilogue = self.block_m * self.block_n * out_size // (2 if self.epilogue_subtile else 1)
+        halved = self.epilogue_subtile and not self.warp_specialize
+        epilogue = self.block_m * self.block_n * out_size // (2 if halved else 1)
         return pipeline + epilogue
 
 
-def warp_specialize_compiles(config: HopperConfig) -> bool:
+def warp_specialize_compiles(config: HopperConfig, in_size: int = 2) -> bool:
     """Whether Triton 3.6 actually warp-specializes this config on sm_90 (compiled without a GPU).
+
+    `in_size`: bytes per input element (fp16/bf16: 2, fp32: 4).
+    - fp16/bf16 only: with float32 inputs (tf32 wgmma) the warp-specialized
+      kernel fails to compile (an m64n128k8 tf32 wgmma shape assertion in
+      NVGPUToLLVM); with "ieee" there is no wgmma and nothing is specialized.
 
     - num_warps=4 only: the compiler adds a producer warp group (TMA) and one
       consumer warp group per 64 rows of the tile, 12 warps for BLOCK_M=128.
@@ -87,7 +94,7 @@ def warp_specialize_compiles(config: HopperConfig) -> bool:
     """
     if not config.warp_specialize:
         return True
-    if config.num_warps != 4 or config.flatten:
+    if in_size != 2 or config.num_warps != 4 or config.flatten:
         return False
     return not (config.epilogue_subtile and config.block_m > 64)
 
@@ -136,7 +143,7 @@ def prune(candidates, m: int, n: int, in_size: int, out_size: int,
     """Drop what cannot fit in shared memory, what Triton cannot warp-specialize, and tiles mostly padding."""
     kept = []
     for c in candidates:
-        if c.shared_memory_bytes(in_size, out_size) > shared_budget or not warp_specialize_compiles(c):
+        if c.shared_memory_bytes(in_size, out_size) > shared_budget or not warp_specialize_compiles(c, in_size):
             continue
         if c.block_m > 2 * max(16, triton.next_power_of_2(m)) or c.block_n > 2 * max(16, triton.next_power_of_2(n)):
             continue
