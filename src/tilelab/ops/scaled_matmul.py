@@ -93,8 +93,7 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
     _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum)
     m, k = a.shape
     n = b.shape[1]
-    out_size = torch.finfo(out_dtype).bits // 8
-    c = torch.empty((m, padded_row_stride(n, out_size)), dtype=out_dtype, device=a.device)[:, :n]
+    c = _allocate_output(m, n, out_dtype, a.device)
     if m == 0 or n == 0:
         return c
     if k == 0:
@@ -102,6 +101,12 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
     config = config or default_config(m, n, out_dtype, a.device)
     launch_scaled(a, b.t(), c, scale_a, scale_b, m, n, k, config, use_fast_accum, device_sms(a.device))
     return c
+
+
+def _allocate_output(m: int, n: int, out_dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    # Rows padded to 16 bytes so TMA can store them; the caller sees the [M, N] view.
+    width = padded_row_stride(n, torch.finfo(out_dtype).bits // 8)
+    return torch.empty((m, width), dtype=out_dtype, device=device)[:, :n]
 
 
 def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: HopperConfig, fast_accum: bool,

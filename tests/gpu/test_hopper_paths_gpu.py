@@ -1,0 +1,267 @@
+"""The Hopper kernels on a CUDA GPU (H200): persistent, split-K and fp8, every candidate config, against float64.
+
+Run on the H200 with: TILELAB_REQUIRE_GPU=1 PYTHONPATH=src:. python -m pytest tests/gpu/test_hopper_paths_gpu.py -q
+(-n 8 with pytest-xdist spreads the compiles over the CPU cores.)
+
+References are float64 matmuls of the exact inputs, computed on the GPU
+(the inputs are exact in float64, so this is the same as on the CPU, and
+8192^3 takes milliseconds rather than minutes).
+"""
+
+import dataclasses
+
+import pytest
+import torch
+
+from tests.helpers import randn
+from tilelab.ops import matmul_hopper as hopper
+from tilelab.ops.matmul import operand_layout, padded_row_stride
+from tilelab.ops.matmul_hopper import HopperConfig, launch_persistent, launch_split_k
+from tilelab.ops.scaled_matmul import scaled_matmul, scaled_matmul_reference
+from tilelab.reference import relative_error, tolerance
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = [torch.float16, torch.bfloat16, torch.float32]
+SHAPES = [(1, 1, 1), (127, 255, 65), (4096, 4096, 4096), (8192, 8192, 1024)]
+
+
+def _size(dtype) -> int:
+    return torch.finfo(dtype).bits // 8
+
+
+def padded(rows: int, cols: int, dtype, gen, *, fill=None) -> torch.Tensor:
+    """[rows, cols] with rows padded to 16 bytes (TMA-describable for any cols); random unless `fill`."""
+    width = padded_row_stride(cols, _size(dtype))
+    if fill is not None:
+        return torch.full((rows, width), fill, dtype=dtype, device="cuda")[:, :cols]
+    return randn((rows, width), dtype, "cuda", gen)[:, :cols]
+
+
+def operands(m, n, k, dtype, gen, *, a_k_major=True, b_k_major=False):
+    a = padded(m, k, dtype, gen) if a_k_major else padded(k, m, dtype, gen).t()
+    b = padded(n, k, dtype, gen).t() if b_k_major else padded(k, n, dtype, gen)
+    return a, b
+
+
+def reference(a, b) -> torch.Tensor:
+    return torch.mm(a.double(), b.double())
+
+
+def persistent_configs(dtype) -> list[HopperConfig]:
+    base = hopper.PERSISTENT_CANDIDATES
+    if dtype == torch.float32:
+        base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]
+    size = _size(dtype)
+    return [c for c in base if hopper.warp_specialize_compiles(c, size)
+            and c.shared_memory_bytes(size, size) <= hopper.SHARED_MEMORY_BUDGET]
+
+
+def run_persistent(a, b, config, *, precision="tf32", out_dtype=None, num_sms=None):
+    """Launch on NaN-poisoned padded output; check the padding stayed NaN; return the [M, N] view."""
+    m, k = a.shape
+    n = b.shape[1]
+    c = padded(m, n, out_dtype or a.dtype, None, fill=float("nan"))
+    a3, b3, c3 = a[None], b[None], c[None]
+    a_l, b_l = operand_layout(a3), operand_layout(b3)
+    assert a_l.tma_ok and b_l.tma_ok
+    launch_persistent(a3, b3, c3, m, n, k, a_l, b_l, precision, config,
+                      num_sms or hopper.device_sms(a.device))
+    full = c.as_strided((m, c.stride(0)), (c.stride(0), 1))
+    assert torch.isnan(full[:, n:]).all(), "the kernel wrote into the row padding"
+    return c
+
+
+def assert_close(out, ref, allowed, label):
+    err = relative_error(out, ref)
+    assert err <= allowed, f"{label}: relative error {err:.3e} > {allowed:.1e}"
+    return err
+
+
+# -- persistent ----------------------------------------------------------------------------------
+
+_CASES = [(dtype, shape, cfg) for dtype in DTYPES for shape in SHAPES for cfg in persistent_configs(dtype)]
+
+
+@pytest.mark.parametrize("dtype,shape,config", _CASES,
+                         ids=[f"{str(d)[6:]}-{'x'.join(map(str, s))}-{c.label()}" for d, s, c in _CASES])
+def test_persistent_every_candidate_against_float64(dtype, shape, config, rng):
+    m, n, k = shape
+    # Odd shapes: B K-major (stored [N, K]) as well, the layout TMA reads transposed.
+    a, b = operands(m, n, k, dtype, rng, b_k_major=(m, n, k) == (127, 255, 65))
+    out = run_persistent(a, b, config)
+    assert_close(out, reference(a, b), tolerance(dtype), f"{config.label()} {shape} {dtype}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("warp_specialize,epilogue_subtile,block_m", [
+    (False, False, 128), (False, True, 128), (True, False, 128), (True, True, 64),
+])
+def test_persistent_with_and_without_warp_specialization_and_subtiling(dtype, warp_specialize, epilogue_subtile,
+                                                                        block_m, rng):
+    config = HopperConfig(block_m, 128, 64, num_warps=4 if warp_specialize else 8, num_stages=4,
+                          epilogue_subtile=epilogue_subtile, warp_specialize=warp_specialize)
+    assert hopper.warp_specialize_compiles(config)
+    a, b = operands(4096, 4096, 4096, dtype, rng)
+    assert_close(run_persistent(a, b, config), reference(a, b), tolerance(dtype), config.label())
+
+
+@pytest.mark.parametrize("a_k_major,b_k_major", [(True, True), (False, False), (False, True)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_persistent_transposed_operands(a_k_major, b_k_major, dtype, rng):
+    a, b = operands(1000, 1000, 1000, dtype, rng, a_k_major=a_k_major, b_k_major=b_k_major)
+    for config in (hopper.PERSISTENT_CANDIDATES[0], hopper.PERSISTENT_CANDIDATES[3]):
+        assert_close(run_persistent(a, b, config), reference(a, b), tolerance(dtype), config.label())
+
+
+@pytest.mark.parametrize("num_sms", [1, 3, 7, 132])
+def test_persistent_more_tiles_than_programs(num_sms, rng):
+    a, b = operands(1000, 1000, 512, torch.float16, rng)
+    config = HopperConfig(64, 64, 64, num_warps=4, num_stages=3, group_m=3)
+    assert_close(run_persistent(a, b, config, num_sms=num_sms), reference(a, b), 2e-3, f"{num_sms} programs")
+
+
+def test_persistent_flatten(rng):
+    config = dataclasses.replace(hopper.PERSISTENT_CANDIDATES[0], flatten=True)
+    a, b = operands(1000, 3000, 700, torch.float16, rng)
+    assert_close(run_persistent(a, b, config), reference(a, b), 2e-3, config.label())
+
+
+@pytest.mark.parametrize("precision", ["tf32", "tf32x3", "ieee"])
+def test_persistent_float32_precisions(precision, rng):
+    config = HopperConfig(128, 128, 32, num_warps=8, num_stages=3)
+    a, b = operands(1024, 1024, 2048, torch.float32, rng)
+    assert_close(run_persistent(a, b, config, precision=precision), reference(a, b),
+                 tolerance(torch.float32, precision), precision)
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float32, torch.bfloat16])
+def test_persistent_output_dtype_from_c(out_dtype, rng):
+    a, b = operands(512, 384, 256, torch.float16, rng)
+    out = run_persistent(a, b, hopper.PERSISTENT_CANDIDATES[0], out_dtype=out_dtype)
+    assert out.dtype == out_dtype
+    assert_close(out, reference(a, b), tolerance(torch.float16, out_dtype=out_dtype), str(out_dtype))
+
+
+@pytest.mark.parametrize("shared_b", [False, True])
+def test_persistent_batched(shared_b, rng):
+    batch, m, n, k = 3, 200, 136, 96
+    a = randn((batch, m, k), torch.float16, "cuda", rng)
+    b = randn((1 if shared_b else batch, k, n), torch.float16, "cuda", rng)
+    c = torch.full((batch, m, n), float("nan"), dtype=torch.float16, device="cuda")
+    b3 = b.expand(batch, k, n) if shared_b else b
+    launch_persistent(a, b3, c, m, n, k, operand_layout(a), operand_layout(b3), "tf32",
+                      HopperConfig(64, 64, 32, num_warps=4, num_stages=3), 5)
+    assert_close(c, torch.matmul(a.double(), b3.double()), 2e-3, "batched")
+
+
+# -- split-K -------------------------------------------------------------------------------------
+
+
+def _split_cases():
+    cases = []
+    for m in (16, 128):
+        for cfg in hopper.prune(hopper.SPLIT_K_CANDIDATES, m, 4096, 2, 2):
+            cases.append((torch.float16, m, cfg))
+        for dtype in (torch.bfloat16, torch.float32):
+            for split in (2, 4, 8):
+                cases.append((dtype, m, HopperConfig(16 if m == 16 else 64, 64, 128 if dtype != torch.float32 else 64,
+                                                     num_warps=4, num_stages=3, epilogue_subtile=False,
+                                                     split_k=split)))
+    return cases
+
+
+_SPLIT = _split_cases()
+
+
+@pytest.mark.parametrize("dtype,m,config", _SPLIT, ids=[f"{str(d)[6:]}-{m}-{c.label()}" for d, m, c in _SPLIT])
+def test_split_k_against_float64(dtype, m, config, rng):
+    n = k = 4096
+    a, b = operands(m, n, k, dtype, rng)
+    c = torch.full((m, n), float("nan"), dtype=dtype, device="cuda")
+    launch_split_k(a[None], b[None], c[None], m, n, k, "tf32", config)
+    assert_close(c, reference(a, b), tolerance(dtype), config.label())
+
+
+def test_split_k_is_deterministic_and_handles_uneven_slices(rng):
+    m, n, k = 33, 300, 1000  # 1000 = 7 steps of 128 + 104: slices of 2 steps, the last short
+    a = randn((m, k), torch.float16, "cuda", rng)
+    b = randn((k, n), torch.float16, "cuda", rng).t().contiguous().t()  # column-major: any strides
+    config = HopperConfig(16, 64, 128, num_warps=4, num_stages=3, epilogue_subtile=False, split_k=4)
+    outs = []
+    for _ in range(3):
+        c = torch.full((m, n), float("nan"), dtype=torch.float16, device="cuda")
+        launch_split_k(a[None], b[None], c[None], m, n, k, "tf32", config)
+        outs.append(c)
+    assert_close(outs[0], reference(a, b), 2e-3, "uneven split-K")
+    assert all(torch.equal(outs[0], o) for o in outs[1:]), "split-K result changed between runs"
+
+
+# -- fp8 -----------------------------------------------------------------------------------------
+
+FP8 = torch.float8_e4m3fn
+
+
+def fp8_operands(m, n, k, gen, spread=2.0):
+    a = (randn((m, k), torch.float32, "cuda", gen) * spread).to(FP8)
+    b = (randn((n, k), torch.float32, "cuda", gen) * spread).to(FP8).t()  # [K, N], K-major
+    return a, b
+
+
+def fp8_exact(a, b, scale_a, scale_b) -> torch.Tensor:
+    return torch.mm(a.double(), b.double()) * (scale_a.double() * scale_b.double())
+
+
+@pytest.mark.parametrize("fast_accum", [True, False])
+def test_fp8_large_against_float64_and_torch_scaled_mm(fast_accum, rng):
+    m = n = k = 8192
+    a, b = fp8_operands(m, n, k, rng)
+    scale_a = torch.tensor([0.75], device="cuda")
+    scale_b = torch.tensor([1.25], device="cuda")
+    out = scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
+    assert out.shape == (m, n) and out.dtype == torch.bfloat16
+    exact = fp8_exact(a, b, scale_a, scale_b)
+    err = assert_close(out, exact, tolerance(FP8, out_dtype=torch.bfloat16), f"fp8 fast_accum={fast_accum}")
+    theirs = torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, use_fast_accum=True)
+    err_torch = relative_error(theirs, exact)
+    # Same inputs, same rounding of the output: within a small factor of torch's own error.
+    assert err <= max(3 * err_torch, 1e-2), f"ours {err:.3e} vs torch._scaled_mm {err_torch:.3e}"
+    assert relative_error(out, theirs.double()) <= 1e-2
+
+
+@pytest.mark.parametrize("config", hopper.FP8_CANDIDATES, ids=lambda c: c.label())
+@pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16, torch.float32])
+def test_fp8_every_candidate_and_output_dtype(config, out_dtype, rng):
+    if config.shared_memory_bytes(1, _size(out_dtype)) > hopper.SHARED_MEMORY_BUDGET:
+        config = dataclasses.replace(config, epilogue_subtile=True)
+    m, n, k = 1000, 1040, 2048  # ragged M, N; K a multiple of 16 (TMA)
+    a, b = fp8_operands(m, n, k, rng, spread=1.0)
+    scale_a = torch.tensor([0.5], device="cuda")
+    scale_b = torch.tensor([3.0], device="cuda")
+    for fast in (True, False):
+        out = scaled_matmul(a, b, scale_a, scale_b, out_dtype=out_dtype, use_fast_accum=fast, config=config)
+        assert out.dtype == out_dtype
+        assert_close(out, scaled_matmul_reference(a, b, scale_a, scale_b), tolerance(FP8, out_dtype=out_dtype),
+                     f"{config.label()} -> {out_dtype} fast={fast}")
+
+
+def test_fp8_promoted_accumulation_is_no_worse_than_fast(rng):
+    # All-positive products over a long K: the running sum grows large, where a
+    # reduced-precision accumulator loses the most low bits.
+    m, n, k = 256, 256, 32768
+    a = (randn((m, k), torch.float32, "cuda", rng).abs() + 0.5).to(FP8)
+    b = (randn((n, k), torch.float32, "cuda", rng).abs() + 0.5).to(FP8).t()
+    one = torch.ones(1, device="cuda")
+    exact = fp8_exact(a, b, one, one)
+    errors = {fast: relative_error(scaled_matmul(a, b, one, one, out_dtype=torch.float32, use_fast_accum=fast),
+                                   exact) for fast in (True, False)}
+    assert errors[False] <= errors[True] * 1.05 + 1e-7, errors
+    assert errors[False] <= 1e-3, errors
+
+
+def test_fp8_odd_shapes_and_empty(rng):
+    a, b = fp8_operands(127, 255, 64, rng)
+    s = torch.ones(1, device="cuda")
+    assert_close(scaled_matmul(a, b, s, s), scaled_matmul_reference(a, b, s, s), 1.6e-2, "127x255x64")
+    assert scaled_matmul(a[:0], b, s, s).shape == (0, 255)
+    assert (scaled_matmul(a[:, :0], b[:0], s, s) == 0).all()
