@@ -44,6 +44,8 @@ def _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum) -> None:
                                    f"{tuple(b.shape)} (K={b.shape[0]})")
     m, k = a.shape
     n = b.shape[1]
+    if m == 0 or n == 0 or k == 0:
+        return  # nothing is read: any layout will do
     # Layout: the unit stride must run along K in both operands (a size-1 dimension's stride is moot).
     if a.stride(1) != 1 and k > 1:
         raise contracts.AlignmentError(
