@@ -58,7 +58,8 @@ PERSISTENT = [
     _c(128, 128, 64, 4, 4, epilogue_subtile=False, warp_specialize=True),
 ]
 QUICK_PERSISTENT = [PERSISTENT[0], PERSISTENT[2], PERSISTENT[4]]
-SPLIT_TILES = [(16, 64, 128, 4), (32, 64, 128, 4), (64, 128, 64, 4)]  # bm, bn, bk, stages
+# bm, bn, bk, stages, warps: short tiles for M=16, wgmma-sized ones for M=128
+SPLIT_TILES = [(16, 64, 128, 4, 4), (32, 64, 128, 4, 4), (64, 128, 64, 4, 4), (128, 128, 64, 3, 8)]
 SPLIT_KS = (2, 4, 8)
 FP8 = [
     _c(128, 256, 128, 8, 3),
@@ -73,6 +74,17 @@ def bench(fn) -> float:
         fn()
         return (time.perf_counter() - start) * 1e3
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def bench_graph(fn) -> float | None:
+    """Median ms of CUDA-graph replays of fn; None where capture fails or off the GPU."""
+    if DEVICE != "cuda":
+        return None
+    try:
+        return triton.testing.do_bench_cudagraph(fn, rep=100, return_mode="median")
+    except Exception as e:
+        print(f"      (graph timing failed: {type(e).__name__}: {str(e)[:120]})", flush=True)
+        return None
 
 
 def synchronize() -> None:
@@ -125,8 +137,12 @@ class Probe:
               + (f"  best {best[0]} {best[1]['tflops']:7.1f} ({best[1]['vs_torch']:.3f}x)" if best else "  no variant"),
               flush=True)
 
-    def variant(self, label: str, run, check) -> dict:
-        """Run once, check, then time; every failure becomes a reported entry, never an exception."""
+    def variant(self, label: str, run, check, *, graph: bool = False) -> dict:
+        """Run once, check, then time; every failure becomes a reported entry, never an exception.
+
+        graph=True also times CUDA-graph replays (no host launch cost, warm L2), which tells
+        a kernel that is slow from one whose Python launch path is.
+        """
         start = time.perf_counter()
         try:
             run()
@@ -137,8 +153,10 @@ class Probe:
                 print(f"   {label:44s} WRONG: relative error {err:.3e} > {allowed:.1e}", flush=True)
                 return {"status": "wrong", "rel_error": err, "allowed": allowed}
             ms = bench(run)
-            print(f"   {label:44s} {ms:8.4f} ms  err {err:.2e}  (first call {compile_s:.1f}s)", flush=True)
-            return {"status": "ok", "ms": ms, "rel_error": err, "first_call_s": compile_s}
+            graph_ms = bench_graph(run) if graph else None
+            shown = f"  graph {graph_ms:8.4f} ms" if graph_ms else ""
+            print(f"   {label:44s} {ms:8.4f} ms{shown}  err {err:.2e}  (first call {compile_s:.1f}s)", flush=True)
+            return {"status": "ok", "ms": ms, "graph_ms": graph_ms, "rel_error": err, "first_call_s": compile_s}
         except Exception as e:  # compile errors, OutOfResources, CUDA errors: report and go on
             message = f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"[:300]
             print(f"   {label:44s} FAILED {message}", flush=True)
@@ -215,21 +233,29 @@ def run_split_k(probe: Probe, dtypes) -> None:
             b = torch.randn(k, n, device=DEVICE).to(dtype)
             c = torch.empty(m, n, device=DEVICE, dtype=dtype)
             a3, b3, c3 = a[None], b[None], c[None]
+            layouts = {"a_layout": operand_layout(a3), "b_layout": operand_layout(b3)}
             torch_ms = bench(lambda a=a, b=b: torch.mm(a, b))
+            torch_graph_ms = bench_graph(lambda a=a, b=b: torch.mm(a, b))
+            print(f"   torch.mm graph {torch_graph_ms} ms", flush=True)
             variants = {}
-            for bm, bn, bk, stages in SPLIT_TILES:
-                if bm > 2 * max(16, m):
+            for bm, bn, bk, stages, warps in SPLIT_TILES:
+                if bm > 2 * max(16, m) or (m <= 32 and bm > 32) or (m > 32 and bm < 64):
                     continue
                 for split in SPLIT_KS:
-                    cfg = HopperConfig(bm, bn, bk, 8, num_warps=4, num_stages=stages, epilogue_subtile=False,
+                    cfg = HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages, epilogue_subtile=False,
                                        split_k=split)
-                    variants[cfg.label()] = probe.variant(
-                        cfg.label(),
-                        lambda cfg=cfg, a3=a3, b3=b3, c3=c3, m=m, n=n, k=k: launch_split_k(
-                            a3, b3, c3, m, n, k, "tf32", cfg),
-                        lambda a=a, b=b, c=c, dtype=dtype: reference_check(a, b, c, dtype),
-                    )
+                    for path in ("pointer", "descriptor"):
+                        extra = layouts if path == "descriptor" else {}
+                        variants[f"{cfg.label()}-{path}"] = probe.variant(
+                            f"{cfg.label()}-{path}",
+                            lambda cfg=cfg, a3=a3, b3=b3, c3=c3, m=m, n=n, k=k, extra=extra: launch_split_k(
+                                a3, b3, c3, m, n, k, "tf32", cfg, **extra),
+                            lambda a=a, b=b, c=c, dtype=dtype: reference_check(a, b, c, dtype),
+                            graph=True,
+                        )
             probe.case("split-k", dtype_name, (m, n, k), torch_ms, variants)
+            probe.rows[-1]["torch_graph_ms"] = torch_graph_ms
+            probe.save()
 
 
 def run_fp8(probe: Probe, configs) -> None:
@@ -288,7 +314,7 @@ def _smoke_setup() -> None:
     small = HopperConfig(32, 32, 16, 2, num_warps=4, num_stages=1)
     PERSISTENT = QUICK_PERSISTENT = [small, HopperConfig(32, 32, 16, 2, num_warps=4, num_stages=1,
                                                          epilogue_subtile=False, warp_specialize=True)]
-    SPLIT_TILES = [(16, 32, 16, 1)]
+    SPLIT_TILES = [(16, 32, 16, 1, 4)]
     FP8 = [HopperConfig(32, 32, 32, 2, num_warps=4, num_stages=1)]
 
 

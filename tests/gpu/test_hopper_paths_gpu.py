@@ -174,13 +174,26 @@ def _split_cases():
 _SPLIT = _split_cases()
 
 
+@pytest.mark.parametrize("descriptors", [False, True])
 @pytest.mark.parametrize("dtype,m,config", _SPLIT, ids=[f"{str(d)[6:]}-{m}-{c.label()}" for d, m, c in _SPLIT])
-def test_split_k_against_float64(dtype, m, config, rng):
+def test_split_k_against_float64(dtype, m, config, descriptors, rng):
     n = k = 4096
     a, b = operands(m, n, k, dtype, rng)
     c = torch.full((m, n), float("nan"), dtype=dtype, device="cuda")
-    launch_split_k(a[None], b[None], c[None], m, n, k, "tf32", config)
+    layouts = {"a_layout": operand_layout(a[None]), "b_layout": operand_layout(b[None])} if descriptors else {}
+    launch_split_k(a[None], b[None], c[None], m, n, k, "tf32", config, **layouts)
     assert_close(c, reference(a, b), tolerance(dtype), config.label())
+
+
+@pytest.mark.parametrize("b_k_major", [False, True])
+def test_split_k_descriptors_ragged(b_k_major, rng):
+    m, n, k = 37, 300, 1000  # 1000 = 7 whole steps of 128 + 104: TMA zero-pads the last
+    a, b = operands(m, n, k, torch.float16, rng, b_k_major=b_k_major)
+    c = torch.full((m, n), float("nan"), dtype=torch.float16, device="cuda")
+    config = HopperConfig(16, 64, 128, num_warps=4, num_stages=3, epilogue_subtile=False, split_k=3)
+    launch_split_k(a[None], b[None], c[None], m, n, k, "tf32", config,
+                   a_layout=operand_layout(a[None]), b_layout=operand_layout(b[None]))
+    assert_close(c, reference(a, b), 2e-3, "descriptor split-K, ragged")
 
 
 def test_split_k_is_deterministic_and_handles_uneven_slices(rng):

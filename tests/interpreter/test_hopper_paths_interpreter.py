@@ -150,18 +150,24 @@ SPLIT_CASES = [
     (37, 70, 48, 16, 2),
     (5, 7, 5, 16, 4),
     (33, 40, 200, 32, 5),
+    (20, 48, 128, 32, 2),  # K a multiple of BLOCK_K: the unmasked (EVEN_K) loads
 ]
 
 
 @pytest.mark.parametrize("m,n,k,block_k,split_k", SPLIT_CASES)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
-def test_split_k_against_float64(m, n, k, block_k, split_k, dtype, device, rng):
-    a = randn((m, k), dtype, device, rng)
-    b = randn((k, n), dtype, device, rng)
+@pytest.mark.parametrize("descriptors", [False, True])
+def test_split_k_against_float64(m, n, k, block_k, split_k, dtype, descriptors, device, rng):
+    if descriptors:  # 16-byte aligned rows, B stored [N, K] for variety
+        a, b = padded(m, k, dtype, device, rng), padded(n, k, dtype, device, rng).t()
+    else:
+        a, b = randn((m, k), dtype, device, rng), randn((k, n), dtype, device, rng)
     c = torch.full((m, n), float("nan"), dtype=dtype, device=device)
     config = HopperConfig(16, 32, block_k, group_m=2, num_warps=4, num_stages=1, epilogue_subtile=False,
                           split_k=split_k)
-    workspace = launch_split_k(a[None], b[None], c[None], m, n, k, "ieee", config)
+    layouts = {"a_layout": operand_layout(a[None]), "b_layout": operand_layout(b[None])} if descriptors else {}
+    assert all(layout.tma_ok for layout in layouts.values())
+    workspace = launch_split_k(a[None], b[None], c[None], m, n, k, "ieee", config, **layouts)
     check(c, a, b, dtype, f"split {split_k} of K={k}")
     # Each plane holds exactly its slice's product (an empty slice: zeros).
     a64, b64 = a.double(), b.double()

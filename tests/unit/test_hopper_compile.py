@@ -111,6 +111,8 @@ WS_FP32 = _fp32(HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_s
 WS_FP32_JOB = _job("persistent", WS_FP32, torch.float32)
 SPLIT_JOBS = [(c, dt, _job("splitk", c, dt), _job("splitk_reduce", c, dt))
               for c in [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 6, 10, 17)] for dt in (torch.float16, torch.bfloat16)]
+SPLIT_DESCRIPTOR_JOBS = [(c, b_k_major, _job("splitk_descriptor", c, b_k_major=b_k_major))
+                         for c in [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 17, 22)] for b_k_major in (False, True)]
 FP8_JOBS = [(hopper.FP8_CANDIDATES[0], od, fast,
              _job("fp8", hopper.FP8_CANDIDATES[0], torch.float8_e4m3fn, out_dtype=od, fast_accum=fast))
             for od in (torch.bfloat16, torch.float16, torch.float32) for fast in (True, False)]
@@ -201,3 +203,10 @@ def test_fp8_compiles_to_e4m3_wgmma_and_tma(compiled, config, out_dtype, fast_ac
     else:
         # Promotion: every accumulator element gets a float32 add after each BLOCK_K chain.
         assert adds >= config.block_m * config.block_n // (32 * config.num_warps)
+
+
+@pytest.mark.parametrize("config,b_k_major,key", SPLIT_DESCRIPTOR_JOBS, ids=[_id(j) for j in SPLIT_DESCRIPTOR_JOBS])
+def test_split_k_descriptor_variant_uses_tma(compiled, config, b_k_major, key):
+    ptx = _Compiled(compiled, key).ptx
+    assert "cp.async.bulk.tensor" in ptx, config.label()
+    assert "wgmma.mma_async" in ptx or "mma.sync" in ptx, config.label()

@@ -11,7 +11,10 @@ Each slice writes its float32 partial tile to its own plane of a
 planes in a fixed order and casts to C's dtype. No atomics: the result is
 the same bits on every run.
 
-Grid of `matmul_splitk_kernel`: (tiles in GROUP_M order, SPLIT_K, batch).
+Grid of both split-K kernels: (tiles in GROUP_M order, SPLIT_K, batch).
+`matmul_splitk_kernel` reads with masked pointer loads (any strides);
+`matmul_splitk_descriptor_kernel` reads through tensor descriptors (TMA on
+Hopper; the operand conventions of `matmul_descriptor_kernel`).
 """
 
 import triton
@@ -31,8 +34,13 @@ def matmul_splitk_kernel(
     SPLIT_K: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     OFFSETS_64: tl.constexpr,
+    EVEN_K: tl.constexpr,
 ):
-    """Partial products of one K slice into workspace plane [batch, slice] (contiguous [M, N])."""
+    """Partial products of one K slice into workspace plane [batch, slice] (contiguous [M, N]).
+
+    EVEN_K (K % BLOCK_K == 0): every K step is whole, so loads need no K mask
+    and stay vectorized along K.
+    """
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     k_slice = tl.program_id(1)
     batch = tl.program_id(2).to(tl.int64)
@@ -54,10 +62,15 @@ def matmul_splitk_kernel(
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(k_start, k_stop, BLOCK_K):
-        # Masked lanes read 0: the slice's end, K's end and the tile's edges add nothing.
-        k_ok = (k0 + tl.arange(0, BLOCK_K)) < k_stop
-        a = tl.load(a_tile, mask=(rows[:, None] < M) & k_ok[None, :], other=0.0)
-        b = tl.load(b_tile, mask=k_ok[:, None] & (cols[None, :] < N), other=0.0)
+        if EVEN_K:
+            a = tl.load(a_tile, mask=rows[:, None] < M, other=0.0)
+            b = tl.load(b_tile, mask=cols[None, :] < N, other=0.0)
+        else:
+            # Masked lanes read 0: K's end and the tile's edges add nothing. (A slice
+            # ends on a BLOCK_K boundary, so only K's end cuts a step short.)
+            k_ok = (k0 + tl.arange(0, BLOCK_K)) < K
+            a = tl.load(a_tile, mask=(rows[:, None] < M) & k_ok[None, :], other=0.0)
+            b = tl.load(b_tile, mask=k_ok[:, None] & (cols[None, :] < N), other=0.0)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
         a_tile += BLOCK_K * stride_ak
         b_tile += BLOCK_K * stride_bk
@@ -65,6 +78,62 @@ def matmul_splitk_kernel(
     plane = (batch * SPLIT_K + k_slice) * M * N  # int64, since batch is
     ws_tile = ws_ptr + plane + rows[:, None] * N + cols[None, :]
     tl.store(ws_tile, acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@triton.jit
+def matmul_splitk_descriptor_kernel(
+    a_ptr, b_ptr, ws_ptr,
+    M, N, K,
+    stride_ab, stride_a_row,
+    stride_bb, stride_b_row,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    SPLIT_K: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr,
+    A_K_MAJOR: tl.constexpr,
+    B_K_MAJOR: tl.constexpr,
+):
+    """The same partial products, operands read through tensor descriptors: whole tiles, no masks.
+
+    A slice covers whole BLOCK_K steps, so the only step cut short is the
+    last one of K, and the descriptor's zero padding takes care of it.
+    """
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    k_slice = tl.program_id(1)
+    batch = tl.program_id(2).to(tl.int64)
+    if A_K_MAJOR:
+        a_desc = tl.make_tensor_descriptor(a_ptr + batch * stride_ab, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
+    else:
+        a_desc = tl.make_tensor_descriptor(a_ptr + batch * stride_ab, [K, M], [stride_a_row, 1], [BLOCK_K, BLOCK_M])
+    if B_K_MAJOR:
+        b_desc = tl.make_tensor_descriptor(b_ptr + batch * stride_bb, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
+    else:
+        b_desc = tl.make_tensor_descriptor(b_ptr + batch * stride_bb, [K, N], [stride_b_row, 1], [BLOCK_K, BLOCK_N])
+
+    steps = tl.cdiv(K, BLOCK_K)
+    steps_per_slice = tl.cdiv(steps, SPLIT_K)
+    first = k_slice * steps_per_slice
+    last = tl.minimum(first + steps_per_slice, steps)
+    off_m = pid_m * BLOCK_M
+    off_n = pid_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for step in range(first, last):
+        off_k = step * BLOCK_K
+        if A_K_MAJOR:
+            a = a_desc.load([off_m, off_k])
+        else:
+            a = a_desc.load([off_k, off_m]).T
+        if B_K_MAJOR:
+            b = b_desc.load([off_n, off_k]).T
+        else:
+            b = b_desc.load([off_k, off_n])
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+
+    # The workspace plane is written with pointers: its rows (N float32) need not be 16-byte aligned.
+    rows = off_m + tl.arange(0, BLOCK_M)
+    cols = off_n + tl.arange(0, BLOCK_N)
+    plane = (batch * SPLIT_K + k_slice) * M * N
+    tl.store(ws_ptr + plane + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
 @triton.jit

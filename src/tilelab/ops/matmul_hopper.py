@@ -18,7 +18,7 @@ import torch
 import triton
 
 from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
-from tilelab.kernels.matmul_splitk import matmul_splitk_kernel, splitk_reduce_kernel
+from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel, splitk_reduce_kernel
 from tilelab.ops.matmul import (
     MAX_GRID_Y,
     OperandLayout,
@@ -206,32 +206,54 @@ def split_k_slices(k: int, block_k: int, split_k: int) -> list[tuple[int, int]]:
 
 
 def launch_split_k(a3, b3, c3, m: int, n: int, k: int, precision: str, config: HopperConfig,
-                   split_k: int | None = None) -> torch.Tensor:
+                   split_k: int | None = None, *, a_layout: OperandLayout | None = None,
+                   b_layout: OperandLayout | None = None) -> torch.Tensor:
     """C = A @ B as split_k partial products in a float32 workspace, then a deterministic sum.
 
-    Pointer loads: any strides. Returns the workspace ([batch, split_k, M, N]
-    float32) so a caller or test can inspect the partial products.
+    Masked pointer loads (any strides), or, when `a_layout` and `b_layout`
+    are given and both TMA-usable, tensor descriptors. Returns the workspace
+    ([batch, split_k, M, N] float32) so a caller or test can inspect the
+    partial products.
     """
     split_k = split_k or config.split_k
     if m * n >= 2**31:
         raise ValueError("split-K is for small M*N; the workspace plane index is 32-bit")
     batch = c3.shape[0]
     workspace = torch.empty((batch, split_k, m, n), dtype=torch.float32, device=c3.device)
-    offsets_64 = _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
+    descriptors = a_layout is not None and b_layout is not None and a_layout.tma_ok and b_layout.tma_ok
+    if descriptors:
+        _ensure_descriptor_scratch()
+    else:
+        offsets_64 = _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
     tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)
-        a_part = a3[start:stop] if a3.shape[0] > 1 else a3
-        b_part = b3[start:stop] if b3.shape[0] > 1 else b3
-        c_part, ws_part = c3[start:stop], workspace[start:stop]
-        matmul_splitk_kernel[(tiles, split_k, stop - start)](
-            a_part, b_part, ws_part, m, n, k,
-            _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
-            _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
-            BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
-            GROUP_M=config.group_m, SPLIT_K=split_k, INPUT_PRECISION=precision, OFFSETS_64=offsets_64,
-            num_warps=config.num_warps, num_stages=config.num_stages,
-        )
+        if batch <= MAX_GRID_Y:  # the common case: no slicing, no extra views
+            a_part, b_part, c_part, ws_part = a3, b3, c3, workspace
+        else:
+            a_part = a3[start:stop] if a3.shape[0] > 1 else a3
+            b_part = b3[start:stop] if b3.shape[0] > 1 else b3
+            c_part, ws_part = c3[start:stop], workspace[start:stop]
+        grid = (tiles, split_k, stop - start)
+        if descriptors:
+            matmul_splitk_descriptor_kernel[grid](
+                a_part, b_part, ws_part, m, n, k,
+                _batch_stride(a_part), a_layout.row_stride, _batch_stride(b_part), b_layout.row_stride,
+                BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
+                GROUP_M=config.group_m, SPLIT_K=split_k, INPUT_PRECISION=precision,
+                A_K_MAJOR=a_layout.row_major, B_K_MAJOR=not b_layout.row_major,
+                num_warps=config.num_warps, num_stages=config.num_stages,
+            )
+        else:
+            matmul_splitk_kernel[grid](
+                a_part, b_part, ws_part, m, n, k,
+                _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
+                _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
+                BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
+                GROUP_M=config.group_m, SPLIT_K=split_k, INPUT_PRECISION=precision, OFFSETS_64=offsets_64,
+                EVEN_K=k % config.block_k == 0,
+                num_warps=config.num_warps, num_stages=config.num_stages,
+            )
         reduce_grid = (triton.cdiv(m, REDUCE_BLOCK_M), triton.cdiv(n, REDUCE_BLOCK_N), stop - start)
         splitk_reduce_kernel[reduce_grid](
             ws_part, c_part, m, n, c_part.stride(0), c_part.stride(1), c_part.stride(2),
@@ -251,7 +273,7 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                       b_k_major: bool = False, fast_accum: bool = True):
     """(kernel, signature, constexprs, attrs, options) for `triton.compile(ASTSource(...), target, options)`.
 
-    kernel_name: "persistent", "splitk", "splitk_reduce" or "fp8". Pointers and
+    kernel_name: "persistent", "splitk", "splitk_descriptor", "splitk_reduce" or "fp8". Pointers and
     integer arguments get 16-divisibility hints, as aligned 4096-wide tensors would.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
@@ -275,7 +297,15 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
         ints = ["M", "N", "K", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn"]
         meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
                 "GROUP_M": config.group_m, "SPLIT_K": config.split_k, "INPUT_PRECISION": precision,
-                "OFFSETS_64": False}
+                "OFFSETS_64": False, "EVEN_K": True}
+    elif kernel_name == "splitk_descriptor":
+        config = config or SPLIT_K_CANDIDATES[0]
+        kernel = matmul_splitk_descriptor_kernel
+        pointers = {"a_ptr": ptr, "b_ptr": ptr, "ws_ptr": "*fp32"}
+        ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row"]
+        meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
+                "GROUP_M": config.group_m, "SPLIT_K": config.split_k, "INPUT_PRECISION": precision,
+                "A_K_MAJOR": a_k_major, "B_K_MAJOR": b_k_major}
     elif kernel_name == "splitk_reduce":
         config = config or SPLIT_K_CANDIDATES[0]
         kernel = splitk_reduce_kernel
@@ -292,7 +322,8 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                 "GROUP_M": config.group_m, "NUM_STAGES": config.num_stages,
                 "EPILOGUE_SUBTILE": config.epilogue_subtile, "FAST_ACCUM": fast_accum}
     else:
-        raise ValueError(f"kernel_name must be 'persistent', 'splitk', 'splitk_reduce' or 'fp8'; got {kernel_name!r}")
+        raise ValueError(f"unknown kernel_name {kernel_name!r}: 'persistent', 'splitk', 'splitk_descriptor', "
+                         "'splitk_reduce' or 'fp8'")
     # Unit inner strides are constants at a real launch (Triton specializes on 1).
     unit = {"stride_ak", "stride_bn", "stride_cn"} & set(ints)
     signature = {**pointers, **{name: ("constexpr" if name in unit else "i32") for name in ints},
