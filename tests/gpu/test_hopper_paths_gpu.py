@@ -246,7 +246,8 @@ def test_fp8_large_against_float64_and_torch_scaled_mm(fast_accum, rng):
 @pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16, torch.float32])
 def test_fp8_every_candidate_and_output_dtype(config, out_dtype, rng):
     if config.shared_memory_bytes(1, _size(out_dtype)) > hopper.SHARED_MEMORY_BUDGET:
-        config = dataclasses.replace(config, epilogue_subtile=True)
+        config = dataclasses.replace(config, num_stages=3)  # what prune() does for a float32 output
+    assert config.shared_memory_bytes(1, _size(out_dtype)) <= hopper.SHARED_MEMORY_BUDGET
     m, n, k = 1000, 1040, 2048  # ragged M, N; K a multiple of 16 (TMA)
     a, b = fp8_operands(m, n, k, rng, spread=1.0)
     scale_a = torch.tensor([0.5], device="cuda")

@@ -113,9 +113,9 @@ SPLIT_JOBS = [(c, dt, _job("splitk", c, dt), _job("splitk_reduce", c, dt))
               for c in [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 6, 10, 17)] for dt in (torch.float16, torch.bfloat16)]
 SPLIT_DESCRIPTOR_JOBS = [(c, b_k_major, _job("splitk_descriptor", c, b_k_major=b_k_major))
                          for c in [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 17, 22)] for b_k_major in (False, True)]
-FP8_JOBS = [(hopper.FP8_CANDIDATES[0], od, fast,
-             _job("fp8", hopper.FP8_CANDIDATES[0], torch.float8_e4m3fn, out_dtype=od, fast_accum=fast))
-            for od in (torch.bfloat16, torch.float16, torch.float32) for fast in (True, False)]
+FP8_JOBS = [(cfg, od, fast, _job("fp8", cfg, torch.float8_e4m3fn, out_dtype=od, fast_accum=fast))
+            for od in (torch.bfloat16, torch.float16, torch.float32) for fast in (True, False)
+            for cfg in [hopper.prune(hopper.FP8_CANDIDATES, 8192, 8192, 1, SIZE[od])[0]]]
 FP8_JOBS += [(c, torch.bfloat16, True, _job("fp8", c, torch.float8_e4m3fn)) for c in hopper.FP8_CANDIDATES[1:]]
 
 
