@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "matmul": ("tilelab.ops.matmul", "matmul"),
+    "scaled_matmul": ("tilelab.ops.scaled_matmul", "scaled_matmul"),
     "Config": ("tilelab.tuning", "Config"),
 }
 
@@ -33,6 +34,7 @@ __all__ = [
     "InputTypeError",
     "ShapeError",
     "matmul",
+    "scaled_matmul",
 ]
 
 

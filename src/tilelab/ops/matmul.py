@@ -350,6 +350,8 @@ def _replay_key(a, b, out_dtype, precision, path, config) -> tuple | None:
         return None
     if not (config is None or isinstance(config, (str, Config))):
         return None  # unhashable or wrong: let the contract check report it
+    if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
+        return None  # autograd goes through the custom op
     # Alignment is part of the key: Triton specializes pointers on 16-byte divisibility.
     return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, a.data_ptr() % 16,
             b.data_ptr() % 16, out_dtype, precision, path, config)
@@ -377,6 +379,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         return replay(a, b)
 
     _check(a, b, out_dtype, precision, path, config)
+    if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
+        return _differentiable(a, b, out_dtype, precision, path, config)
     out_dtype = out_dtype or a.dtype
     p = _as_gemm(a, b)
     if p.batch == 0 or p.m == 0 or p.n == 0:
@@ -430,6 +434,19 @@ def _replayable(p: _Problem, a, b, grid, c3, out) -> bool:
         and out.data_ptr() == c3.data_ptr()
         and not env.interpreting()
     )
+
+
+def _differentiable(a, b, out_dtype, precision, path, config) -> torch.Tensor:
+    """Route through `torch.ops.tilelab.matmul`, which has a backward (tilelab/library.py)."""
+    if isinstance(config, Config):
+        raise contracts.ContractError(
+            "config must be a name (e.g. 'fixed') when an input requires grad: the autograd op carries only "
+            "names; pass an explicit Config under torch.no_grad()"
+        )
+    import tilelab.library  # noqa: F401  registers the op on first use
+
+    dtype_name = str(out_dtype).removeprefix("torch.") if out_dtype is not None else None
+    return torch.ops.tilelab.matmul(a, b, dtype_name, precision, path, config)
 
 
 def _allocate_output(plan: MatmulPlan, p: _Problem, out_dtype: torch.dtype) -> torch.Tensor:

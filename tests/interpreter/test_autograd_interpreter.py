@@ -1,0 +1,74 @@
+"""Autograd and torch.library registration of tilelab.matmul (tilelab/library.py)."""
+
+import pytest
+import torch
+
+import tilelab
+from tests.helpers import randn
+from tilelab.reference import relative_error
+
+
+def _float64_grads(a, b, grad):
+    a64 = a.detach().double().requires_grad_()
+    b64 = b.detach().double().requires_grad_()
+    torch.matmul(a64, b64).backward(grad.double())
+    return a64.grad, b64.grad
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((5, 7), (7, 3)), ((33, 40), (40, 17)), ((7,), (7, 3)), ((2, 5, 7), (7,)), ((7,), (7,)),
+    ((3, 1, 5, 7), (4, 7, 6)),  # broadcast batch: grads are summed back to each operand's shape
+    ((2, 16, 32), (32, 24)),  # shared B folded into rows in the forward pass
+])
+def test_gradients_match_float64(a_shape, b_shape, device, rng):
+    a = randn(a_shape, torch.float32, device, rng).requires_grad_()
+    b = randn(b_shape, torch.float32, device, rng).requires_grad_()
+    out = tilelab.matmul(a, b, precision="ieee")
+    grad = randn(out.shape, torch.float32, device, rng)
+    out.backward(grad)
+    ref_a, ref_b = _float64_grads(a, b, grad)
+    assert a.grad.shape == a.shape and b.grad.shape == b.shape
+    assert relative_error(a.grad, ref_a) < 1e-5
+    assert relative_error(b.grad, ref_b) < 1e-5
+
+
+def test_only_the_input_that_requires_grad_gets_one(device, rng):
+    a = randn((9, 12), torch.float16, device, rng).requires_grad_()
+    b = randn((12, 5), torch.float16, device, rng)
+    out = tilelab.matmul(a, b, out_dtype=torch.float32)
+    assert out.dtype == torch.float32 and out.requires_grad
+    out.sum().backward()
+    assert a.grad.dtype == torch.float16 and b.grad is None
+
+
+def test_no_grad_takes_the_plain_path(device, rng):
+    a = randn((4, 4), torch.float32, device, rng).requires_grad_()
+    with torch.no_grad():
+        assert not tilelab.matmul(a, a).requires_grad
+
+
+def test_explicit_config_objects_are_refused_with_grad(device, rng):
+    a = randn((4, 4), torch.float32, device, rng).requires_grad_()
+    with pytest.raises(tilelab.ContractError, match="config must be a name"):
+        tilelab.matmul(a, a, config=tilelab.Config(16, 16, 16))
+
+
+def test_custom_op_passes_opcheck(device, rng):
+    import tilelab.library  # noqa: F401
+
+    a = randn((6, 8), torch.float32, device, rng).requires_grad_()
+    b = randn((8, 10), torch.float32, device, rng).requires_grad_()
+    torch.library.opcheck(torch.ops.tilelab.matmul.default, (a, b, None, "ieee", None, None),
+                          test_utils=("test_schema", "test_faketensor", "test_autograd_registration"))
+
+
+def test_custom_op_traces_under_torch_compile(device, rng):
+    import tilelab.library  # noqa: F401
+
+    @torch.compile(backend="aot_eager", fullgraph=True)
+    def f(a, b):
+        return torch.ops.tilelab.matmul(a, b, None, "ieee", None, None).relu()
+
+    a = randn((6, 8), torch.float32, device, rng)
+    b = randn((8, 10), torch.float32, device, rng)
+    assert relative_error(f(a, b), torch.matmul(a.double(), b.double()).relu()) < 1e-5
