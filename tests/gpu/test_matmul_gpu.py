@@ -10,7 +10,7 @@ import tilelab
 from tests.helpers import assert_matches_reference, randn
 from tilelab import tuning
 from tilelab.ops import matmul as matmul_op
-from tilelab.reference import matmul_reference, relative_error
+from tilelab.reference import matmul_reference, relative_error, tolerance
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_outputs")]
 
@@ -119,3 +119,15 @@ def test_replayed_launch_computes_new_inputs(path, rng, monkeypatch):
     assert_matches_reference(first, a1, b1, label="first call")
     assert_matches_reference(second, a2, b2, label="replayed call")
     assert second.stride() == first.stride() and second.shape == first.shape
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_gradients_on_gpu(dtype, rng):
+    a = randn((256, 384), dtype, "cuda", rng).requires_grad_()
+    b = randn((384, 200), dtype, "cuda", rng).requires_grad_()
+    out = tilelab.matmul(a, b)
+    grad = randn(out.shape, dtype, "cuda", rng)
+    out.backward(grad)
+    a64, b64, g64 = (x.detach().double() for x in (a, b, grad))
+    assert relative_error(a.grad, g64 @ b64.T) < tolerance(dtype)
+    assert relative_error(b.grad, a64.T @ g64) < tolerance(dtype)
