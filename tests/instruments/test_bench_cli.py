@@ -40,7 +40,8 @@ def test_check_only_on_the_interpreter(tmp_path):
     assert [c["shape"] for c in document["cases"]] == [[127, 255, 65], [64, 32, 48]]
     for case in document["cases"]:
         by_name = {v["name"]: v for v in case["variants"]}
-        assert {"torch", "tilelab", "tilelab-fixed", "tilelab-pointer", "tilelab-descriptor"} <= set(by_name)
+        assert {"torch", "tilelab", "tilelab-fixed", "tilelab-pointer", "tilelab-descriptor",
+                "tilelab-persistent"} <= set(by_name)
         for name in ("torch", "tilelab", "tilelab-fixed", "tilelab-pointer"):
             assert by_name[name]["status"] == "ok", by_name[name]
             assert 0 < by_name[name]["error"] <= by_name[name]["tolerance"]
@@ -50,6 +51,11 @@ def test_check_only_on_the_interpreter(tmp_path):
     # 65 fp16 elements per row is 130 bytes: TMA cannot describe it, and the library says so
     assert odd["tilelab-descriptor"]["status"] == "unsupported"
     assert "AlignmentError" in odd["tilelab-descriptor"]["message"]
+    assert odd["tilelab-persistent"]["status"] == "unsupported"  # the persistent kernel is TMA-only too
+    assert "AlignmentError" in odd["tilelab-persistent"]["message"]
+    aligned = {v["name"]: v for v in document["cases"][1]["variants"]}
+    assert aligned["tilelab-persistent"]["status"] == "ok", aligned["tilelab-persistent"]
+    assert aligned["tilelab-persistent"]["plan"]["path"] == "persistent"
     assert "relative error vs float64" in done.stdout
 
 

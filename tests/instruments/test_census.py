@@ -40,6 +40,51 @@ def test_descriptor_path_on_sm90_uses_wgmma_and_tma(tmp_path):
         assert found["census"]["sass"]["HGMMA"] > 0 and found["census"]["sass"]["UTMALDG"] > 0
 
 
+def test_persistent_kernel_on_sm90_uses_wgmma_and_tma(tmp_path):
+    found = inspect(tmp_path, "--op", "matmul", "--path", "persistent", "--dtype", "float16", "--target", "sm_90")
+    assert found["kernel"] == "matmul_persistent_kernel" and found["path"] == "persistent"
+    ptx = found["census"]["ptx"]
+    assert ptx["wgmma"] > 0 and ptx["mma.sync"] == 0 and ptx["wgmma.e4m3"] == 0
+    assert ptx["cp.async.bulk.tensor"] > 0 and ptx["cp.async"] == 0
+    resources = found["census"]["resources"]
+    assert resources["registers"] > 0 and resources["spill_stores_bytes"] == 0
+    assert 0 < resources["shared_bytes"] <= 232448  # what an sm_90 block may have
+    assert found["config"]["block_m"] == 128 and found["config"]["block_n"] == 256
+
+
+def test_fp8_scaled_matmul_on_sm90_uses_e4m3_wgmma(tmp_path):
+    # --dtype float8_e4m3fn is implied by the op
+    found = inspect(tmp_path, "--op", "scaled_matmul", "--target", "sm_90")
+    assert found["kernel"] == "scaled_matmul_kernel" and found["dtype"] == "float8_e4m3fn"
+    assert found["accumulate"] == "fast"
+    ptx = found["census"]["ptx"]
+    assert ptx["wgmma.e4m3"] > 0 and ptx["wgmma.e4m3"] == ptx["wgmma"]  # every MMA reads fp8
+    assert ptx["cp.async.bulk.tensor"] > 0
+    if "sass" in found["census"]:
+        assert found["census"]["sass"]["QGMMA"] > 0  # ptxas kept the fp8 warpgroup MMA
+
+
+def test_split_k_and_promoted_fp8_compile(tmp_path):
+    splitk = inspect(tmp_path / "splitk", "--path", "splitk", "--target", "sm_90")
+    assert splitk["kernel"] == "matmul_splitk_kernel" and splitk["census"]["tensor_cores"]
+    promoted = inspect(tmp_path / "fp8", "--op", "scaled_matmul", "--dtype", "float8_e4m3fn",
+                       "--accumulate", "promoted", "--config", "64x64x128-g8-w4-s4-sub")
+    assert promoted["accumulate"] == "promoted" and promoted["config"]["block_m"] == 64
+    assert promoted["census"]["ptx"]["wgmma.e4m3"] > 0
+
+
+@pytest.mark.parametrize("args", [
+    ("--op", "scaled_matmul", "--dtype", "float16"),  # fp8 is the op's only dtype
+    ("--op", "matmul", "--dtype", "float8_e4m3fn"),  # fp8 is scaled_matmul's
+    ("--op", "scaled_matmul", "--path", "pointer"),
+    ("--op", "matmul", "--accumulate", "fast"),
+    ("--path", "persistent", "--config", "nope"),
+])
+def test_inspect_rejects_meaningless_combinations(tmp_path, args):
+    done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path))
+    assert done.returncode == 2 and done.stderr.startswith("kernel-inspect:"), done.stderr
+
+
 @pytest.mark.parametrize("target,path", [("sm_80", "pointer"), ("sm_90", "descriptor")])
 def test_fp32_ieee_uses_no_mma_but_tf32_does(tmp_path, target, path):
     ieee = inspect(tmp_path / "ieee", "--path", path, "--dtype", "float32", "--precision", "ieee", "--target", target)
@@ -68,6 +113,7 @@ PTX = """
 	mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2};
 	wgmma.fence.sync.aligned;
 	wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%f1}, %rd1, %rd2, 1, 1, 1, 0, 1;
+	wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {%f1}, %rd1, %rd2, 1, 1, 1;
 	wgmma.commit_group.sync.aligned;
 	ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];
 	fma.rn.f32 %f1, %f2, %f3, %f1;
@@ -76,8 +122,8 @@ PTX = """
 
 def test_ptx_census_counts_instructions_not_their_neighbours():
     counts = census.count_ptx(PTX)
-    assert counts == {"mma.sync": 1, "wgmma": 1, "ldmatrix": 1, "cp.async": 2, "cp.async.bulk.tensor": 1,
-                      "fma.f32": 1}
+    assert counts == {"mma.sync": 1, "wgmma": 2, "wgmma.e4m3": 1, "ldmatrix": 1, "cp.async": 2,
+                      "cp.async.bulk.tensor": 1, "fma.f32": 1}
     assert census.global_load_widths(PTX) == {"128": 1, "64": 1, "16": 1}
     assert census.cp_async_sizes(PTX) == {"16": 1, "4": 1}
     assert census.uses_tensor_cores(counts)
@@ -91,6 +137,7 @@ def test_tool_output_parsing():
     assert census.parse_ptxas_verbose("")["registers"] is None
     usage = " Function k:\n  REG:154 STACK:0 SHARED:1024 LOCAL:0 CONSTANT[0]:584 TEXTURE:0"
     assert census.parse_res_usage(usage) == {"reg": 154, "shared": 1024, "local": 0, "stack": 0}
-    sass = "HGMMA.64x256x16.F32 R24, gdesc[UR4], R24 ;\nLDG.E.128 R4, desc[UR6][R2.64] ;\nLDG.E R5, [R2] ;"
+    sass = ("HGMMA.64x256x16.F32 R24, gdesc[UR4], R24 ;\nQGMMA.64x256x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24 ;\n"
+            "LDG.E.128 R4, desc[UR6][R2.64] ;\nLDG.E R5, [R2] ;")
     counted = census.count_sass(sass)
-    assert counted["HGMMA"] == 1 and counted["LDG by bits"] == {"128": 1, "32": 1}
+    assert counted["HGMMA"] == 1 and counted["QGMMA"] == 1 and counted["LDG by bits"] == {"128": 1, "32": 1}

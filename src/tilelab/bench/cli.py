@@ -3,6 +3,7 @@
     kernel-bench --op matmul --dtype float16 --output results/local/my-gemm.json
     kernel-bench --op matmul --shape 127 255 65 --shape 4096 4096 4096 --timing graph
     kernel-bench --op matmul --check-only            # no GPU needed: Triton's interpreter
+    kernel-bench --op scaled_matmul --dtype float8_e4m3fn --shape 8192 8192 8192   # fp8 vs torch._scaled_mm
     kernel-bench calibrate                           # measure this GPU's ceilings
     kernel-bench report a.json b.json --output summary.md --plot summary.png
     kernel-bench schema                              # the result JSON Schema
@@ -40,8 +41,10 @@ def run_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--op", default="matmul", help="an op name (see `kernel-bench list`) or 'all'")
-    parser.add_argument("--dtype", nargs="+", default=["float16"],
-                        choices=["float16", "bfloat16", "float32", "float8_e4m3fn"], help="one or more")
+    parser.add_argument("--dtype", nargs="+",
+                        choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
+                        help="one or more (default: the op's first: matmul float16, scaled_matmul float8_e4m3fn, "
+                             "which is also the only one scaled_matmul takes)")
     parser.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"],
                         help="float32 dot precision (default: the library's, tf32)")
     parser.add_argument("--shape", nargs="+", type=int, action="append", metavar="N",
@@ -136,6 +139,10 @@ def bench_command(argv: list[str]) -> int:
     else:
         print(f"kernel-bench: unknown op {args.op!r}; known: {', '.join(ops_by_name)}, all", file=sys.stderr)
         return EXIT_USAGE
+    problem = _resolve_dtypes(args, ops, list(ops_by_name.values()))
+    if problem:
+        print(f"kernel-bench: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.precision and "float32" not in args.dtype:
         print("kernel-bench: --precision applies to --dtype float32 only", file=sys.stderr)
         return EXIT_USAGE
@@ -227,6 +234,22 @@ def bench_command(argv: list[str]) -> int:
         print(f"kernel-bench: the sweep stopped early at {aborted}", file=sys.stderr)
     bad = summary["by_status"]["wrong"] + summary["by_status"]["failed"] + summary["timing_errors"]
     return EXIT_PROBLEM if bad or problems or aborted else EXIT_OK
+
+
+def _resolve_dtypes(args, ops: list, known_ops: list) -> str | None:
+    """Fill in args.dtype (each op's first dtype when none is given); a problem for a dtype the named op lacks."""
+    if args.dtype is None:
+        args.dtype = list(dict.fromkeys(op.dtypes[0] for op in ops))
+        return None
+    if args.op == "all":
+        return None  # each op runs the dtypes it has
+    op = ops[0]
+    wrong = [d for d in args.dtype if d not in op.dtypes]
+    if not wrong:
+        return None
+    elsewhere = [other.name for other in known_ops if set(wrong) <= set(other.dtypes) and other is not op]
+    hint = f" ({', '.join(wrong)} is for --op {', '.join(elsewhere)})" if elsewhere else ""
+    return f"{op.name} takes --dtype {' '.join(op.dtypes)} only, not {' '.join(wrong)}{hint}"
 
 
 def _default_output(op: str, dtypes: list[str]) -> Path:
@@ -337,10 +360,10 @@ def list_command(argv: list[str]) -> int:
     for column in ("op", "dims", "dtypes", "variants (* = default)", "default shapes"):
         table.add_column(column)
     for op in registry.all_ops().values():
-        options = registry.VariantOptions(dtype=torch.float16, compile=False, on_gpu=True)
+        options = registry.VariantOptions(dtype=registry.DTYPES[op.dtypes[0]], compile=False, on_gpu=True)
         try:
             variants = ", ".join(v.name + ("*" if v.default else "") for v in op.variants(options))
-            variants += ", torch-compile (with --compile)"
+            variants += ", torch-compile (with --compile)" if op.compile_baseline else ""
         except Exception as exc:  # the library side of the op may be missing
             variants = f"(unavailable: {exc})"
         shapes = ", ".join("x".join(map(str, s)) for s in op.default_shapes)

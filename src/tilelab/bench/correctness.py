@@ -4,7 +4,8 @@ Statuses:
   ok           relative error within the op's tolerance
   wrong        relative error above it (or NaN/inf): reported, never timed
   unsupported  the library refused these inputs by contract (e.g. the descriptor path on
-               rows that are not 16-byte aligned): reported, not an error
+               rows that are not 16-byte aligned), or the variant cannot run on this machine
+               (registry.Unsupported, e.g. fp8 on a GPU without fp8 tensor cores): reported, not an error
   failed       anything else raised: reported, never timed
 """
 
@@ -43,6 +44,10 @@ def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def is_contract_refusal(exc: BaseException) -> bool:
+    from tilelab.bench.registry import Unsupported
+
+    if isinstance(exc, Unsupported):
+        return True
     try:
         from tilelab.contracts import ContractError
     except ImportError:  # the library is broken; then nothing is a polite refusal

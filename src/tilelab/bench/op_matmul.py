@@ -103,6 +103,8 @@ def variants(options: VariantOptions) -> list[Variant]:
         tilelab_variant("tilelab-fixed", "the lesson's fixed 32/64/32 config, GROUP_M=1", config="fixed"),
         tilelab_variant("tilelab-pointer", "pointer path, tuned config", path="pointer"),
         tilelab_variant("tilelab-descriptor", "tensor-descriptor path, tuned config", path="descriptor"),
+        # Hopper's persistent TMA kernel; refused (unsupported) when rows are not 16-byte aligned.
+        tilelab_variant("tilelab-persistent", "persistent TMA kernel, one program per SM", path="persistent"),
     ]
     for config_name in NAMED_CONFIGS:
         if config_name != "fixed":

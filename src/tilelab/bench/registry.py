@@ -16,7 +16,7 @@ from collections.abc import Callable
 import torch
 
 # Modules that each define `OP: OpSpec`. Add a line per new op.
-OP_MODULES: tuple[str, ...] = ("tilelab.bench.op_matmul",)
+OP_MODULES: tuple[str, ...] = ("tilelab.bench.op_matmul", "tilelab.bench.op_scaled_matmul")
 
 DTYPES: dict[str, torch.dtype] = {
     "float16": torch.float16,
@@ -25,6 +25,13 @@ DTYPES: dict[str, torch.dtype] = {
 }
 if hasattr(torch, "float8_e4m3fn"):
     DTYPES["float8_e4m3fn"] = torch.float8_e4m3fn
+
+
+class Unsupported(Exception):
+    """Raised by a variant that cannot run here at all (this GPU, or Triton's interpreter, lacks what it needs).
+
+    Reported as `unsupported`, like the library's contract refusals: a fact about the machine, not a bug.
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +75,7 @@ class OpSpec:
     tolerance: Callable[[torch.dtype, str | None], float]
     metric: str = "tflops"  # "tflops" for compute-bound ops, "gbps" for memory-bound ones
     available: Callable[[], bool] = lambda: True  # False while the library lacks the op
+    compile_baseline: bool = True  # whether --compile adds a torch-compile variant
     description: str = ""
 
     def shape_dict(self, shape: tuple[int, ...]) -> dict[str, int]:

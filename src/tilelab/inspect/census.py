@@ -3,13 +3,13 @@
 PTX (the virtual ISA Triton emits) says which instruction families the
 compiler chose:
   mma.sync              Ampere-style warp-level tensor-core MMA (sm_80+)
-  wgmma.mma_async       Hopper warpgroup MMA, operands from shared memory (sm_90a)
+  wgmma.mma_async       Hopper warpgroup MMA, operands from shared memory (sm_90a); `.e4m3`: fp8 inputs
   ldmatrix              shared memory -> registers in MMA fragment layout
   cp.async (non-bulk)   Ampere asynchronous global -> shared copies, per thread
   cp.async.bulk.tensor  Hopper TMA: one thread moves a whole tile by descriptor
   ld.global[.vN]        ordinary loads; the vector width says how many bytes per thread per load
 SASS (the real machine code, via cuobjdump) confirms what ptxas kept:
-HMMA / HGMMA tensor-core ops, LDSM, LDGSTS, UTMALDG, LDG widths.
+HMMA / HGMMA (QGMMA for fp8) tensor-core ops, LDSM, LDGSTS, UTMALDG, LDG widths.
 """
 
 import re
@@ -18,6 +18,8 @@ from collections import Counter
 _PTX_PATTERNS = {
     "mma.sync": r"^\s*(?:@!?%p\d+\s+)?mma\.sync\.",
     "wgmma": r"^\s*(?:@!?%p\d+\s+)?wgmma\.mma_async\.",
+    # fp8 operands show in the type suffixes, e.g. wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
+    "wgmma.e4m3": r"^\s*(?:@!?%p\d+\s+)?wgmma\.mma_async\.\S*\.e4m3\b",
     "ldmatrix": r"^\s*(?:@!?%p\d+\s+)?ldmatrix\.",
     "cp.async": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.(?:ca|cg)\.",
     "cp.async.bulk.tensor": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.bulk\.tensor\.",
@@ -30,6 +32,7 @@ _BITS = re.compile(r"\.[bsuf](\d+)$")
 _SASS_PATTERNS = {
     "HMMA": r"\bHMMA\.",
     "HGMMA": r"\bHGMMA\.",
+    "QGMMA": r"\bQGMMA\.",  # the fp8 warpgroup MMA (HGMMA is fp16/bf16/tf32)
     "LDSM": r"\bLDSM\.",
     "LDGSTS": r"\bLDGSTS\b",
     "UTMALDG": r"\bUTMALDG\b",

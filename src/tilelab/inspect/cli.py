@@ -3,6 +3,8 @@
     kernel-inspect --op matmul --path descriptor --dtype float16 --target sm_90
     kernel-inspect --op matmul --path pointer --target sm_80 --output results/local/inspect/ampere
     kernel-inspect --dtype float32 --precision ieee --json
+    kernel-inspect --op matmul --path persistent --target sm_90      # the Hopper kernels: persistent, splitk
+    kernel-inspect --op scaled_matmul --target sm_90                 # fp8 (float8_e4m3fn implied)
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -30,11 +32,19 @@ def parser() -> argparse.ArgumentParser:
                     "spills, shared memory.",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--op", default="matmul", choices=["matmul"])
-    p.add_argument("--path", default="descriptor", choices=["pointer", "descriptor"])
-    p.add_argument("--dtype", default="float16", choices=["float16", "bfloat16", "float32"])
+    p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul"],
+                   help="matmul, or scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent)")
+    p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
+                                      "splitk-reduce"],
+                   help="matmul's kernel (default descriptor); persistent and splitk* are the Hopper kernels")
+    p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
+                   help="matmul: float16 (default), bfloat16, float32; scaled_matmul: float8_e4m3fn (implied)")
     p.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"], help="float32 only (default tf32)")
-    p.add_argument("--config", help="a named config (e.g. fixed); default: the first tuning candidate")
+    p.add_argument("--accumulate", choices=["fast", "promoted"],
+                   help="scaled_matmul only: use_fast_accum=True (fast, default) or False (promoted)")
+    p.add_argument("--config",
+                   help="pointer/descriptor: a named config (e.g. fixed); Hopper kernels: a candidate's label "
+                        "(e.g. 128x256x64-g8-w8-s3-sub); default: the first tuning candidate")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")
@@ -55,14 +65,16 @@ def main(argv: list[str] | None = None) -> int:
     from tilelab.inspect import compile as compiler
 
     try:
-        result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target)
+        result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target,
+                                         args.accumulate)
     except (ValueError, KeyError) as exc:
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # the compiler's own failure: show it, that is what the tool is for
         print(f"kernel-inspect: compiling failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    label = f"{args.op}-{args.path}-{args.dtype}" + (f"-{args.precision}" if args.precision else "")
+    label = f"{args.op}-{result.path}-{result.dtype}" + (f"-{args.precision}" if args.precision else "")
+    label += f"-{result.accumulate}-accum" if result.accumulate else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     written = compiler.save(result, directory)
     if args.json:
@@ -81,6 +93,7 @@ def print_census(result) -> None:
     cfg = result.config
     title = (f"{result.kernel} for {result.target}: {result.dtype}"
              + (f" ({result.precision})" if result.dtype == "float32" else "")
+             + (f" ({result.accumulate} accumulation)" if result.accumulate else "")
              + f", tiles {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']}, "
                f"{cfg['num_warps']} warps, {cfg['num_stages']} stages")
     table = Table(title=title)
@@ -90,6 +103,7 @@ def print_census(result) -> None:
     meaning = {
         "mma.sync": "warp-level tensor-core MMA (Ampere style)",
         "wgmma": "warpgroup tensor-core MMA from shared memory (Hopper)",
+        "wgmma.e4m3": "of those, fp8 (float8_e4m3fn) inputs",
         "ldmatrix": "shared -> registers in MMA fragment layout",
         "cp.async": "per-thread async global -> shared copies (Ampere)",
         "cp.async.bulk.tensor": "TMA tile copies by descriptor (Hopper)",

@@ -16,35 +16,76 @@ class Inspection:
     op: str
     path: str
     dtype: str
-    precision: str
+    precision: str | None  # the dot precision; None for scaled_matmul (fp8 has no choice)
     config: dict
     target: str
     stages: dict  # stage name -> text (bytes for the cubin)
     metadata: dict
     census: dict
+    accumulate: str | None = None  # scaled_matmul: "fast" or "promoted" (use_fast_accum True / False)
 
 
-def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None):
+OPS = ("matmul", "scaled_matmul")
+MATMUL_DTYPES = ("float16", "bfloat16", "float32")
+FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
+
+
+def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
+            accumulate: str | None) -> tuple[str, str, str | None]:
+    """(path, dtype, accumulate) after defaults; ValueError for a combination that means nothing."""
+    from tilelab.inspect import hopper
+
+    if op == "scaled_matmul":
+        if dtype not in (None, FP8_DTYPE):
+            raise ValueError(f"scaled_matmul takes --dtype {FP8_DTYPE} only, not {dtype}")
+        if path not in (None, "persistent"):
+            raise ValueError("scaled_matmul has one kernel, the persistent TMA one: leave --path out")
+        if precision is not None:
+            raise ValueError("--precision applies to --dtype float32 only")
+        return "persistent", FP8_DTYPE, accumulate or "fast"
+    if op != "matmul":
+        raise ValueError(f"kernel-inspect knows ops {', '.join(OPS)}, not {op!r}")
+    dtype = dtype or "float16"
+    if dtype not in MATMUL_DTYPES:
+        raise ValueError(f"matmul takes --dtype {', '.join(MATMUL_DTYPES)}; {dtype} is for --op scaled_matmul")
+    if accumulate is not None:
+        raise ValueError("--accumulate applies to --op scaled_matmul only")
+    path = path or "descriptor"
+    if path not in ("pointer", "descriptor", *hopper.MATMUL_PATHS):
+        raise ValueError(f"unknown path {path!r}")
+    return path, dtype, None
+
+
+def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
+                  accumulate: str | None = None):
     """(jit function, signature, constexprs, attrs, config) from the library, for ASTSource."""
     import torch
 
-    if op != "matmul":
-        raise ValueError(f"kernel-inspect knows op 'matmul' only so far, not {op!r}")
+    from tilelab.inspect import hopper
+
+    torch_dtype = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
+                   FP8_DTYPE: getattr(torch, FP8_DTYPE, None)}[dtype]
+    if op == "scaled_matmul":
+        return hopper.kernel_source("fp8", torch_dtype, None, config, accumulate)
+    if path in hopper.MATMUL_PATHS:
+        return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None)
     from tilelab.ops import matmul as matmul_op
 
-    torch_dtype = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}[dtype]
     kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config)
     attrs = matmul_op.inspection_attrs(kernel, signature) if hasattr(matmul_op, "inspection_attrs") else None
     return kernel, signature, constexprs, attrs, chosen
 
 
-def inspect_kernel(op: str = "matmul", path: str = "descriptor", dtype: str = "float16",
-                   precision: str | None = None, config: str | None = None, target: str = "sm_90") -> Inspection:
+def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | None = None,
+                   precision: str | None = None, config: str | None = None, target: str = "sm_90",
+                   accumulate: str | None = None) -> Inspection:
+    """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8)."""
     import triton
 
+    path, dtype, accumulate = resolve(op, path, dtype, precision, accumulate)
     if dtype != "float32" and precision is not None:
         raise ValueError("--precision applies to --dtype float32 only")
-    kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config)
+    kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config, accumulate)
     gpu_target = targets.resolve(target)
     source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
     compiled = triton.compile(source, target=gpu_target,
@@ -59,8 +100,10 @@ def inspect_kernel(op: str = "matmul", path: str = "descriptor", dtype: str = "f
         "target": {"backend": gpu_target.backend, "arch": gpu_target.arch, "warp_size": gpu_target.warp_size},
     }
     result = Inspection(
-        kernel=compiled.metadata.name, op=op, path=path, dtype=dtype, precision=precision or "tf32",
+        kernel=compiled.metadata.name, op=op, path=path, dtype=dtype,
+        precision=precision or ("tf32" if op == "matmul" else None),
         config=chosen.as_dict(), target=targets.label(gpu_target), stages=stages, metadata=metadata, census={},
+        accumulate=accumulate,
     )
     result.census = take_census(stages, compiled, target == "native")
     return result
@@ -119,6 +162,7 @@ def save(result: Inspection, directory: Path) -> list[Path]:
 def as_json(result: Inspection) -> dict:
     return {
         "kernel": result.kernel, "op": result.op, "path": result.path, "dtype": result.dtype,
-        "precision": result.precision, "config": result.config, "target": result.target,
+        "precision": result.precision, "accumulate": result.accumulate, "config": result.config,
+        "target": result.target,
         "metadata": result.metadata, "census": result.census, "stages": sorted(result.stages),
     }

@@ -1,0 +1,61 @@
+"""The Hopper kernels as kernel-inspect sees them: persistent, split-K and fp8 (`scaled_matmul`).
+
+`tilelab.ops.matmul_hopper.inspection_source` specializes each kernel as a
+launch on aligned 4096-wide operands would; this module only maps the
+command line's names onto it and picks the configuration to compile.
+"""
+
+import dataclasses
+
+# --path (op matmul) -> the kernel name matmul_hopper knows.
+MATMUL_PATHS = {
+    "persistent": "persistent",
+    "splitk": "splitk",
+    "splitk-descriptor": "splitk_descriptor",
+    "splitk-reduce": "splitk_reduce",
+}
+ACCUMULATE = ("fast", "promoted")  # scaled_matmul's use_fast_accum True / False
+
+
+def candidates(kernel_name: str) -> tuple:
+    from tilelab.ops import matmul_hopper as hopper
+
+    if kernel_name == "persistent":
+        return hopper.PERSISTENT_CANDIDATES
+    if kernel_name == "fp8":
+        return hopper.FP8_CANDIDATES
+    return hopper.SPLIT_K_CANDIDATES
+
+
+def choose_config(kernel_name: str, element_size: int, label: str | None):
+    """The candidate named by its label (see `--config`), else the first: the one the library tries first."""
+    options = candidates(kernel_name)
+    if label is None:
+        config = options[0]
+        if kernel_name == "persistent" and element_size >= 4:
+            # As tilelab.ops.matmul.persistent_config: half the K step keeps float32 in shared memory.
+            config = dataclasses.replace(config, block_k=config.block_k // 2)
+        return config
+    for config in options:
+        if config.label() == label:
+            return config
+    raise ValueError(f"unknown config {label!r} for the {kernel_name} kernel; known: "
+                     + ", ".join(c.label() for c in options))
+
+
+def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | None, accumulate: str | None):
+    """(jit function, signature, constexprs, attrs, config) like `tilelab.inspect.compile.kernel_source`."""
+    from tilelab.ops import matmul_hopper as hopper
+
+    chosen = choose_config(kernel_name, dtype.itemsize, config)
+    kwargs = {"dtype": dtype, "config": chosen}
+    if kernel_name == "fp8":
+        kwargs["fast_accum"] = (accumulate or "fast") == "fast"
+    else:
+        kwargs["precision"] = precision or "tf32"
+    kernel, signature, constexprs, attrs, options = hopper.inspection_source(kernel_name, **kwargs)
+    # Report what is compiled: the split-K reduction has its own tile and warp count.
+    chosen = dataclasses.replace(chosen, num_warps=options["num_warps"], num_stages=options["num_stages"])
+    if kernel_name == "splitk_reduce":
+        chosen = dataclasses.replace(chosen, block_m=hopper.REDUCE_BLOCK_M, block_n=hopper.REDUCE_BLOCK_N)
+    return kernel, signature, constexprs, attrs, chosen
