@@ -98,3 +98,38 @@ def test_replays_only_for_cuda_tensors_and_without_launch_hooks():
         assert not matmul_op._no_launch_hooks()
     finally:
         triton.knobs.runtime.launch_enter_hook.remove(hook)
+
+
+def test_descriptor_scratch_allocator_is_set_in_every_thread():
+    """Triton's allocator lives in a ContextVar: autograd's backward threads must get one too."""
+    import threading
+
+    from triton.runtime import _allocation
+
+    seen = []
+
+    def worker():
+        matmul_op._ensure_descriptor_scratch()
+        seen.append(_allocation._allocator.get())
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert seen == [matmul_op._allocate_scratch]
+
+
+def test_descriptor_scratch_keeps_a_callers_allocator():
+    import contextvars
+
+    import triton
+    from triton.runtime import _allocation
+
+    def mine(size, alignment, stream):
+        return torch.empty(size, dtype=torch.int8)
+
+    def run():
+        triton.set_allocator(mine)
+        matmul_op._ensure_descriptor_scratch()
+        return _allocation._allocator.get()
+
+    assert contextvars.copy_context().run(run) is mine

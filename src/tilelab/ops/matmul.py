@@ -7,11 +7,11 @@ does little more than allocate the output and launch.
 """
 
 import dataclasses
-import functools
 import math
 
 import torch
 import triton
+from triton.runtime import _allocation as _triton_allocation
 
 from tilelab import contracts, env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
@@ -207,15 +207,19 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
     )
 
 
-@functools.cache
+def _allocate_scratch(size: int, alignment: int, stream):
+    device = "cpu" if env.interpreting() else "cuda"
+    return torch.empty(size, dtype=torch.int8, device=device)
+
+
 def _ensure_descriptor_scratch() -> None:
-    """Descriptors built inside a kernel live in a global scratch buffer that Triton asks us for."""
+    """Descriptors built inside a kernel live in a global scratch buffer that Triton asks us for.
 
-    def allocate(size: int, alignment: int, stream):
-        device = "cpu" if env.interpreting() else "cuda"
-        return torch.empty(size, dtype=torch.int8, device=device)
-
-    triton.set_allocator(allocate)
+    Triton keeps its allocator in a ContextVar, i.e. per thread: autograd runs backward passes on its own
+    threads, so this is checked at every launch, and an allocator the caller installed is left alone.
+    """
+    if _triton_allocation._allocator.get() is _triton_allocation._NULL_ALLOCATOR:
+        triton.set_allocator(_allocate_scratch)
 
 
 def _candidates(element_size: int, m: int, n: int, out_element_size: int = 0) -> list[Config]:
@@ -323,8 +327,11 @@ class _Replay:
     out_dtype: torch.dtype
     out_shape: tuple[int, ...]
     out_strides: tuple[int, ...]
+    needs_scratch: bool  # in-kernel descriptors: the allocator must be set in this thread
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        if self.needs_scratch:
+            _ensure_descriptor_scratch()
         storage = torch.empty(self.storage_shape, dtype=self.out_dtype, device=a.device)
         k = self.compiled
         k.run(*self.grid, _current_stream(self.device_index), k.function, k.packed_metadata, None, None, None,
@@ -402,7 +409,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     if key is not None and _replayable(p, a, b, grid, c3, out):
         storage = c3._base if c3._base is not None else c3
         _REPLAYS[key] = _Replay(compiled, grid, args[3:], a.device.index, tuple(storage.shape), out_dtype,
-                                tuple(out.shape), out.stride())
+                                tuple(out.shape), out.stride(), plan.path != "pointer")
     return out
 
 
