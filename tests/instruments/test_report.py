@@ -62,3 +62,17 @@ def test_an_aborted_sweep_is_flagged(tmp_path, capsys):
     path.write_text(json.dumps(document))
     assert cli.main(["report", str(path)]) == 0
     assert "stopped early" in capsys.readouterr().out
+
+
+def test_plot_of_a_check_only_file(tmp_path):
+    """No timings at all (a --check-only run): the plot says so instead of failing on log axes."""
+    document = synthetic_result("float16")
+    for case in document["cases"]:
+        for variant in case["variants"]:
+            variant.update(timing=None, tflops=None, gbps=None, speedup_vs_torch=None, roofline_fraction=None)
+    path = tmp_path / "check.json"
+    path.write_text(json.dumps(document))
+    png = tmp_path / "check.png"
+    assert cli.main(["report", str(path), "--output", str(tmp_path / "check.md"), "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "ok, untimed" in (tmp_path / "check.md").read_text()

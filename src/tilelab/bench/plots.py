@@ -43,6 +43,18 @@ def render(documents: list[dict], names: list[str], path: Path) -> None:
     plt.close(fig)
 
 
+def _log_scale_if_timed(ax, timed: bool, axes: str = "y") -> None:
+    """Log axes need positive data: a check-only file has none, so say so on the panel instead."""
+    if not timed:
+        ax.text(0.5, 0.5, "no timed variants\n(a --check-only run?)", ha="center", va="center",
+                transform=ax.transAxes, fontsize=11, color="gray")
+        return
+    if "x" in axes:
+        ax.set_xscale("log")
+    if "y" in axes:
+        ax.set_yscale("log")
+
+
 def _case_labels(cases: list[dict]) -> list[str]:
     multiple_dtypes = len({c["dtype"] for c in cases}) > 1
     return [shape_label(c) + (f"\n{c['dtype']}" if multiple_dtypes else "") for c in cases]
@@ -51,6 +63,7 @@ def _case_labels(cases: list[dict]) -> list[str]:
 def _rates(ax, cases, variants, colors, title):
     width = 0.8 / max(len(variants), 1)
     metric = "tflops" if all(c.get("metric", "tflops") == "tflops" for c in cases) else "gbps"
+    timed = False
     for i, name in enumerate(variants):
         xs, ys = [], []
         for x, case in enumerate(cases):
@@ -58,9 +71,10 @@ def _rates(ax, cases, variants, colors, title):
             if v and v["timing"] and _rate(v, metric):
                 xs.append(x + (i - (len(variants) - 1) / 2) * width)
                 ys.append(_rate(v, metric))
+        timed = timed or bool(ys)
         ax.bar(xs, ys, width, label=name, color=colors[name])
     ax.set_xticks(range(len(cases)), _case_labels(cases), rotation=45, ha="right", fontsize=8)
-    ax.set_yscale("log")
+    _log_scale_if_timed(ax, timed)
     ax.set_ylabel("TFLOP/s (median)" if metric == "tflops" else "GB/s (median)")
     ax.set_title(f"Throughput: {title}", fontsize=10)
     ax.legend(fontsize=8)
@@ -88,6 +102,7 @@ def _speedups(ax, cases, variants, colors, title):
 
 def _roofline(ax, cases, variants, colors, ceilings, title):
     intensities = [c["intensity"] for c in cases if c["intensity"]]
+    timed = False
     for name in variants:
         xs, ys = [], []
         for case in cases:
@@ -96,6 +111,7 @@ def _roofline(ax, cases, variants, colors, ceilings, title):
                 xs.append(case["intensity"])
                 ys.append(v["tflops"])
         if xs:
+            timed = True
             ax.scatter(xs, ys, label=name, color=colors[name], s=25, zorder=3)
     if ceilings and intensities:
         lo, hi = min(intensities) / 2, max(intensities) * 2
@@ -109,8 +125,7 @@ def _roofline(ax, cases, variants, colors, ceilings, title):
             xs = [lo, min(max(knee, lo), hi), hi]
             ax.plot(xs, [min(peak, x * bandwidth / 1e3) for x in xs], color="gray", linestyle="--",
                     label=f"roofline {key} ({ceilings['source']})")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    _log_scale_if_timed(ax, timed, axes="xy")
     ax.set_xlabel("arithmetic intensity (FLOP per byte, minimum traffic)")
     ax.set_ylabel("TFLOP/s")
     ax.set_title(f"Roofline: {title}", fontsize=10)

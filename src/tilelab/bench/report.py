@@ -115,8 +115,8 @@ def rates_table(cases: list[dict], names: list[str]) -> list[str]:
             text = _status_text(v)
             if text is None:
                 rate = v["tflops"] if metric == "tflops" and v["tflops"] is not None else v["gbps"]
-                text = f"{rate:,.1f}"
-                if not v.get("baseline") and v["speedup_vs_torch"] is not None:
+                text = f"{rate:,.1f}" if rate is not None else "ok, untimed"  # a --check-only run
+                if rate is not None and not v.get("baseline") and v["speedup_vs_torch"] is not None:
                     text += f" ({v['speedup_vs_torch']:.2f}×)"
             row.append(text)
         tilelab = [v for v in case["variants"] if v["name"].startswith("tilelab") and v["roofline_fraction"]]

@@ -494,7 +494,8 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
     become constants and pointers/strides are known 16-divisible, exactly
     what Triton's launcher would tell the compiler for such tensors.
     """
-    contracts.require_choice(path, "path", PATHS)
+    # The Hopper kernels have their own: tilelab.ops.matmul_hopper.inspection_source.
+    contracts.require_choice(path, "path", ("pointer", "descriptor"))
     if dtype not in _TRITON_TYPE:
         raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
     if isinstance(config, str):
