@@ -39,6 +39,12 @@ def test_layout_single_column_uses_column_orientation():
 def test_64bit_offsets_only_when_needed():
     small = torch.empty(1, 128, 128, dtype=torch.float16)
     assert not matmul_op._needs_64bit_offsets(small, small, 128, 128, 1)
+    # 8192x8192 (2**26 elements) is far from 2**31: the batch stride must not be counted 257 times.
+    big = torch.empty(1, 8192, 8192, dtype=torch.float16, device="meta")
+    assert not matmul_op._needs_64bit_offsets(big, big, 8192, 8192, 1)
+    # 40 batches of 8192x8192 do pass 2**31 through the batch offset alone.
+    batched = torch.empty(40, 8192, 8192, dtype=torch.float16, device="meta")
+    assert matmul_op._needs_64bit_offsets(batched, big, 8192, 8192, 40)
     # A fake 70000 x 40000 view: stride products pass 2**31 elements without allocating them.
     huge = torch.empty(1, 70000, 40000, dtype=torch.float16, device="meta")
     assert matmul_op._needs_64bit_offsets(huge, small, 70000, 128, 1)

@@ -100,15 +100,24 @@ def operand_layout(x: torch.Tensor) -> OperandLayout:
     return unusable
 
 
-def _largest_offset(x: torch.Tensor, overshoot: int) -> int:
-    """Largest element offset a tile may form, including lanes past the edges."""
-    return sum((size + overshoot) * abs(stride) for size, stride in zip(x.shape, x.stride(), strict=True))
+def _largest_offset(shape, strides, overshoot: int) -> int:
+    """Largest element offset a tile of a [batch, rows, cols] tensor may form.
+
+    Lanes past the matrix edges (masked, but still computed) reach `overshoot` past the last row and
+    column; the batch index never goes past the last batch.
+    """
+    (batch, rows, cols), (s_batch, s_rows, s_cols) = shape, strides
+    return (batch - 1) * abs(s_batch) + (rows + overshoot) * abs(s_rows) + (cols + overshoot) * abs(s_cols)
 
 
 def _needs_64bit_offsets(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, batch: int) -> bool:
-    # 256 covers the largest tile edge any configuration uses.
-    c_extent = (batch + 1) * (m + 256) * (padded_row_stride(n, 4) + 256)
-    return max(_largest_offset(a3, 256), _largest_offset(b3, 256), c_extent) >= INT32_LIMIT
+    overshoot = 256  # the largest tile edge any configuration uses
+    row = padded_row_stride(n, 4)  # the widest output row any path allocates
+    return max(
+        _largest_offset(a3.shape, a3.stride(), overshoot),
+        _largest_offset(b3.shape, b3.stride(), overshoot),
+        _largest_offset((batch, m, n), (m * row, row, 1), overshoot),
+    ) >= INT32_LIMIT
 
 
 # Measured on the H200 (results/README.md): below ~2**34 multiply-adds the pointer path is as fast or
@@ -157,7 +166,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         config = tuning.NAMED_CONFIGS[config]
     elif config is None and env.interpreting():
         config = tuning.INTERPRETER
-    offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, a3.shape[0])
+    offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
     return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size())
 
 
