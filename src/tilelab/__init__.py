@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "matmul": ("tilelab.ops.matmul", "matmul"),
     "scaled_matmul": ("tilelab.ops.scaled_matmul", "scaled_matmul"),
+    "pretune": ("tilelab.ops.matmul", "pretune"),
     "Config": ("tilelab.tuning", "Config"),
 }
 
@@ -34,6 +35,7 @@ __all__ = [
     "InputTypeError",
     "ShapeError",
     "matmul",
+    "pretune",
     "scaled_matmul",
 ]
 

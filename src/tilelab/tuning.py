@@ -115,9 +115,10 @@ class TuningCache:
             return {}
         return data.get("entries", {}) if isinstance(data, dict) else {}
 
-    def get(self, key: str) -> Config | None:
+    def get(self, key: str, config_type: type = Config):
+        """The remembered winner for `key` as a `config_type` (Config, or a subclass-like with from_dict)."""
         entry = self._entries.get(key) or self._shipped.get(key)
-        return Config.from_dict(entry["config"]) if entry else None
+        return config_type.from_dict(entry["config"]) if entry else None
 
     def put(self, key: str, config: Config, timings_ms: dict[str, float]) -> None:
         with self._lock:
@@ -141,12 +142,17 @@ def cache() -> TuningCache:
     return _cache
 
 
-def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], None]) -> Config:
-    """The fastest candidate for this key, measured at most once per key."""
-    known = cache().get(key)
+def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], None], *,
+           config_type: type = Config, measure: bool = True):
+    """The fastest candidate for this key, measured at most once per key.
+
+    With `measure=False` an unknown key gets the first candidate and nothing is timed: paths whose
+    default is already a measured choice tune only when asked to (`pretune`, `kernel-bench --tune`).
+    """
+    known = cache().get(key, config_type)
     if known is not None:
         return known
-    if env.interpreting():
+    if not measure or env.interpreting():
         return candidates[0]
     if torch.cuda.is_current_stream_capturing():
         # Timing inside graph capture would record the trials into the graph.
@@ -164,5 +170,7 @@ def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], No
     return best
 
 
-def _label(c: Config) -> str:
+def _label(c) -> str:
+    if hasattr(c, "label"):
+        return c.label()
     return f"{c.block_m}x{c.block_n}x{c.block_k}-g{c.group_m}-w{c.num_warps}-s{c.num_stages}"

@@ -131,3 +131,13 @@ def test_gradients_on_gpu(dtype, rng):
     a64, b64, g64 = (x.detach().double() for x in (a, b, grad))
     assert relative_error(a.grad, g64 @ b64.T) < tolerance(dtype)
     assert relative_error(b.grad, a64.T @ g64) < tolerance(dtype)
+
+
+def test_pretune_persistent_then_reuse(rng, monkeypatch, tmp_path):
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "tuning.json"))
+    records = matmul_op.pretune([(2048, 2048, 1024)], (torch.float16,), paths=("persistent",))
+    assert len(records) == 1 and records[0]["path"] == "persistent"
+    a = randn((2048, 1024), torch.float16, "cuda", rng)
+    b = randn((1024, 2048), torch.float16, "cuda", rng)
+    assert matmul_op.describe_plan(a, b, path="persistent")["config"] == records[0]["config"]
+    assert_matches_reference(tilelab.matmul(a, b, path="persistent"), a, b, label="pre-tuned persistent")

@@ -77,3 +77,15 @@ def test_list_names_the_variants():
     assert done.returncode == 0, done.stderr
     for name in ("matmul", "tilelab-fixed", "tilelab-descriptor", "torch"):
         assert name in done.stdout
+
+
+def test_tune_records_what_it_tuned(tmp_path):
+    out = tmp_path / "tuned.json"
+    done = run_tool("tilelab.bench", "--op", "matmul", "--dtype", "float16", "--check-only", "--tune",
+                    "--shape", "64", "64", "32", "--variants", "tilelab", "--output", str(out),
+                    env={"TILELAB_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(out.read_text())
+    assert schema.validate(document) == [] and document["settings"]["tune"] is True
+    assert {t["path"] for t in document["tuned"]} == {"descriptor", "persistent"}
+    assert all(t["shape"] == [64, 64, 32] and t["dtype"] == "float16" for t in document["tuned"])

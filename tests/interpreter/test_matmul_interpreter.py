@@ -140,3 +140,14 @@ def test_descriptor_pads_awkward_output_rows(poisoned_outputs, device, rng):
     assert out.stride(0) == 40
     assert_matches_reference(out, a, b, label="padded rows")
     assert out._base is poisoned_outputs[-1]._base and out._base.shape[-1] == 40
+
+
+def test_pretune_reports_each_shape_dtype_and_path(device, monkeypatch, tmp_path):
+    from tilelab import tuning
+
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "tuning.json"))
+    records = matmul_op.pretune([(64, 64, 32), (5, 7, 3)], (torch.float16,), device=device)
+    by_case = {(tuple(r["shape"]), r["path"]) for r in records}
+    # 5x7x3 fp16 rows are not 16-byte aligned: the persistent path is skipped, not an error.
+    assert by_case == {((64, 64, 32), "descriptor"), ((64, 64, 32), "persistent"), ((5, 7, 3), "pointer")}
+    assert all(r["config"] for r in records if r["path"] == "persistent")

@@ -139,3 +139,13 @@ def test_descriptor_scratch_keeps_a_callers_allocator():
         return _allocation._allocator.get()
 
     assert contextvars.copy_context().run(run) is mine
+
+
+def test_choose_without_measuring_keeps_the_default(monkeypatch, tmp_path):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "t.json"))
+    calls = []
+    assert tuning.choose("k", tuning.GPU_CANDIDATES, calls.append, measure=False) == tuning.GPU_CANDIDATES[0]
+    assert calls == []
+    tuning.cache().put("k", tuning.FIXED, {})
+    assert tuning.choose("k", tuning.GPU_CANDIDATES, calls.append, measure=False) == tuning.FIXED

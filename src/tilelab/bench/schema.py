@@ -110,6 +110,7 @@ RESULT = {
                 "variants": {"type": ["array", "null"]},
                 "graph_calls": _INT_OR_NULL,
                 "device": {"type": "string"},
+                "tune": {"type": "boolean"},
             },
         },
         "environment": {

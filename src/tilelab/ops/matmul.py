@@ -422,23 +422,70 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     return out
 
 
-def persistent_config(plan: MatmulPlan):
-    """The persistent kernel's configuration: the caller's tiles if given, else the H200's measured best."""
+def persistent_candidates(plan: MatmulPlan, m: int, n: int, out_element_size: int) -> list:
+    """The persistent kernel's configurations for this problem, the H200's measured default first."""
     from tilelab.ops import matmul_hopper  # imports this module: resolved at call time
+
+    base = matmul_hopper.PERSISTENT_CANDIDATES
+    if plan.element_size >= 4:
+        # 4-byte inputs: half the K step keeps the same shared-memory footprint per stage.
+        base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]
+    kept = matmul_hopper.prune(base, m, n, plan.element_size, out_element_size)
+    return kept or [base[0]]
+
+
+def persistent_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measure: bool = False):
+    """The caller's tiles if given; else a pre-tuned winner for this problem if one is known; else the
+    default measured on the H200. `measure=True` (pretune) times the candidates now."""
+    from tilelab.ops import matmul_hopper
 
     if plan.config is not None:
         return matmul_hopper.HopperConfig(**plan.config.as_dict())
-    best = matmul_hopper.PERSISTENT_CANDIDATES[0]
-    # 4-byte inputs: half the K step keeps the same shared-memory footprint per stage.
-    return dataclasses.replace(best, block_k=best.block_k // 2) if plan.element_size >= 4 else best
+    sms = matmul_hopper.device_sms(p.a3.device)
+    return tuning.choose(
+        _tuning_key(plan, p.a3, c3, p.m, p.n, p.k),
+        persistent_candidates(plan, p.m, p.n, c3.element_size()),
+        lambda cfg: matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout,
+                                                    plan.b_layout, plan.input_precision, cfg, sms),
+        config_type=matmul_hopper.HopperConfig, measure=measure,
+    )
 
 
-def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor) -> None:
+def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measure: bool = False) -> None:
     from tilelab.ops import matmul_hopper
 
-    sms = matmul_hopper.device_sms(p.a3.device)
+    config = persistent_config(plan, p, c3, measure=measure)
     matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout, plan.b_layout,
-                                    plan.input_precision, persistent_config(plan), sms)
+                                    plan.input_precision, config, matmul_hopper.device_sms(p.a3.device))
+
+
+def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "persistent"),
+            precision: str | None = None, device="cuda") -> list[dict]:
+    """Tune every (M, N, K) in `shapes` for each dtype and path now, so later calls (and later processes,
+    through the disk cache) pay nothing. Paths an operand layout cannot take are skipped.
+
+    Returns one `describe_plan` record per tuned (shape, dtype, path).
+    """
+    tuned = []
+    for m, n, k in shapes:
+        for dtype in dtypes:
+            a = torch.randn(m, k, device=device).to(dtype)
+            b = torch.randn(k, n, device=device).to(dtype)
+            for path in paths:
+                try:
+                    if path == "persistent":
+                        _check(a, b, None, precision, path, None)
+                        prob = _as_gemm(a, b)
+                        plan = plan_matmul(prob.a3, prob.b3, path, precision or "tf32", None)
+                        _launch_persistent(plan, prob, _allocate_output(plan, prob, a.dtype), measure=True)
+                    else:
+                        matmul(a, b, precision=precision, path=path)
+                except contracts.AlignmentError:
+                    continue
+                record = describe_plan(a, b, precision=precision, path=path)
+                tuned.append({"shape": [m, n, k], "dtype": str(dtype).removeprefix("torch."),
+                              "path": record["path"], "config": record["config"]})
+    return tuned
 
 
 def _replayable(p: _Problem, a, b, grid, c3, out) -> bool:
@@ -482,7 +529,8 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     described = plan.as_dict()
     if plan.path == "persistent":
-        described["config"] = dataclasses.asdict(persistent_config(plan))
+        c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
+        described["config"] = dataclasses.asdict(persistent_config(plan, p, c_probe))
     elif plan.config is None:
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k))
