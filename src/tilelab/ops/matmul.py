@@ -385,9 +385,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     float32 -- and no tensor cores at all: Triton lowers an ieee dot to
     plain FMA instructions, several times slower).
 
-    `path` forces "pointer" (masked loads, any strides) or "descriptor"
-    (tensor descriptors / TMA; needs 16-byte aligned data). `config` forces
-    a named ("fixed") or explicit `Config` instead of the tuned choice.
+    `path` forces "pointer" (masked loads, any strides), "descriptor"
+    (tensor descriptors / TMA; needs 16-byte aligned data) or "persistent"
+    (one program per SM looping over tiles; Hopper). `config` forces a named
+    ("fixed") or explicit `Config` instead of the tuned choice. An input that
+    requires grad goes through `torch.ops.tilelab.matmul`, which has a backward.
     """
     key = _replay_key(a, b, out_dtype, precision, path, config)
     replay = _REPLAYS.get(key) if key is not None else None
