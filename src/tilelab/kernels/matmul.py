@@ -79,6 +79,40 @@ def matmul_pointer_kernel(
 
 
 @triton.jit
+def operand_descriptors(a_base, b_base, M, N, K, stride_a_row, stride_b_row,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                        A_K_MAJOR: tl.constexpr, B_K_MAJOR: tl.constexpr):
+    """Descriptors for A and B in the orientation they are stored in (each with a unit inner stride):
+    A as [M, K] (A_K_MAJOR) or [K, M]; B as [K, N] or [N, K] (B_K_MAJOR). Zero padding past the edges."""
+    if A_K_MAJOR:
+        a_desc = tl.make_tensor_descriptor(a_base, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
+    else:
+        a_desc = tl.make_tensor_descriptor(a_base, [K, M], [stride_a_row, 1], [BLOCK_K, BLOCK_M])
+    if B_K_MAJOR:
+        b_desc = tl.make_tensor_descriptor(b_base, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
+    else:
+        b_desc = tl.make_tensor_descriptor(b_base, [K, N], [stride_b_row, 1], [BLOCK_K, BLOCK_N])
+    return a_desc, b_desc
+
+
+@triton.jit
+def load_operand_tiles(a_desc, b_desc, off_m, off_n, off_k, A_K_MAJOR: tl.constexpr, B_K_MAJOR: tl.constexpr):
+    """The [BLOCK_M, BLOCK_K] tile of A and [BLOCK_K, BLOCK_N] tile of B at (off_m, off_n, off_k).
+
+    A transposed operand is only re-viewed (`.T`): the tensor cores read it from shared memory as stored.
+    """
+    if A_K_MAJOR:
+        a = a_desc.load([off_m, off_k])
+    else:
+        a = a_desc.load([off_k, off_m]).T
+    if B_K_MAJOR:
+        b = b_desc.load([off_n, off_k]).T
+    else:
+        b = b_desc.load([off_k, off_n])
+    return a, b
+
+
+@triton.jit
 def matmul_descriptor_kernel(
     a_ptr, b_ptr, c_ptr,
     M, N, K,
@@ -100,32 +134,15 @@ def matmul_descriptor_kernel(
     """
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     batch = tl.program_id(1).to(tl.int64)
-    a_base = a_ptr + batch * stride_ab
-    b_base = b_ptr + batch * stride_bb
-    c_base = c_ptr + batch * stride_cb
-
-    if A_K_MAJOR:
-        a_desc = tl.make_tensor_descriptor(a_base, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
-    else:
-        a_desc = tl.make_tensor_descriptor(a_base, [K, M], [stride_a_row, 1], [BLOCK_K, BLOCK_M])
-    if B_K_MAJOR:
-        b_desc = tl.make_tensor_descriptor(b_base, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
-    else:
-        b_desc = tl.make_tensor_descriptor(b_base, [K, N], [stride_b_row, 1], [BLOCK_K, BLOCK_N])
-    c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
+    a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
+                                         stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
+                                         A_K_MAJOR, B_K_MAJOR)
+    c_desc = tl.make_tensor_descriptor(c_ptr + batch * stride_cb, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
 
     off_m = pid_m * BLOCK_M
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
-        off_k = k * BLOCK_K
-        if A_K_MAJOR:
-            a = a_desc.load([off_m, off_k])
-        else:
-            a = a_desc.load([off_k, off_m]).T
-        if B_K_MAJOR:
-            b = b_desc.load([off_n, off_k]).T
-        else:
-            b = b_desc.load([off_k, off_n])
+        a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
     c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))

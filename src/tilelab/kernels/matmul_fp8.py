@@ -29,6 +29,7 @@ import triton
 import triton.language as tl
 
 from tilelab.kernels.matmul import grouped_tile
+from tilelab.kernels.matmul_persistent import store_tile
 
 
 @triton.jit
@@ -71,10 +72,4 @@ def scaled_matmul_kernel(
                 acc = tl.dot(a, b, acc, max_num_imprecise_acc=BLOCK_K)
 
         acc = acc * scale
-        if EPILOGUE_SUBTILE:
-            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
-            left, right = tl.split(halves)
-            c_desc.store([off_m, off_n], left.to(c_ptr.dtype.element_ty))
-            c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_ptr.dtype.element_ty))
-        else:
-            c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))
+        store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)

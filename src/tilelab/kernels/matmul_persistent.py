@@ -22,7 +22,26 @@ each program builds its descriptors once, for its batch.
 import triton
 import triton.language as tl
 
-from tilelab.kernels.matmul import grouped_tile
+from tilelab.kernels.matmul import grouped_tile, load_operand_tiles, operand_descriptors
+
+
+@triton.jit
+def store_tile(c_desc, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+               EPILOGUE_SUBTILE: tl.constexpr):
+    """Store a float32 accumulator tile through `c_desc`, converted to the descriptor's dtype.
+
+    Subtiled: [BM, BN] -> [BM, 2, BN/2] -> [BM, BN/2, 2] -> two [BM, BN/2] halves, stored one after the
+    other, so each half is converted and staged alone: fewer live registers and half the shared-memory
+    staging buffer (`c_desc` then has a [BM, BN/2] block).
+    """
+    out_dtype = c_desc.dtype
+    if EPILOGUE_SUBTILE:
+        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+        left, right = tl.split(halves)
+        c_desc.store([off_m, off_n], left.to(out_dtype))
+        c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(out_dtype))
+    else:
+        c_desc.store([off_m, off_n], acc.to(out_dtype))
 
 
 @triton.jit
@@ -45,19 +64,12 @@ def matmul_persistent_kernel(
     start = tl.program_id(0)
     programs = tl.num_programs(0)
     batch = tl.program_id(1).to(tl.int64)
-    a_base = a_ptr + batch * stride_ab
-    b_base = b_ptr + batch * stride_bb
     c_base = c_ptr + batch * stride_cb
 
     # Built once per program, reused for every tile it visits.
-    if A_K_MAJOR:
-        a_desc = tl.make_tensor_descriptor(a_base, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
-    else:
-        a_desc = tl.make_tensor_descriptor(a_base, [K, M], [stride_a_row, 1], [BLOCK_K, BLOCK_M])
-    if B_K_MAJOR:
-        b_desc = tl.make_tensor_descriptor(b_base, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
-    else:
-        b_desc = tl.make_tensor_descriptor(b_base, [K, N], [stride_b_row, 1], [BLOCK_K, BLOCK_N])
+    a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
+                                         stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
+                                         A_K_MAJOR, B_K_MAJOR)
     # A subtiled epilogue stores half-width tiles: half the staging buffer in shared memory.
     if EPILOGUE_SUBTILE:
         c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N // 2])
@@ -76,28 +88,11 @@ def matmul_persistent_kernel(
         off_n = pid_n * BLOCK_N
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k in tl.range(0, k_steps, num_stages=NUM_STAGES):
-            off_k = k * BLOCK_K
-            if A_K_MAJOR:
-                a = a_desc.load([off_m, off_k])
-            else:
-                a = a_desc.load([off_k, off_m]).T
-            if B_K_MAJOR:
-                b = b_desc.load([off_n, off_k]).T
-            else:
-                b = b_desc.load([off_k, off_n])
+            a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
             acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
         epilogue_tile += programs
         pid_m, pid_n = grouped_tile(epilogue_tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
-        if EPILOGUE_SUBTILE:
-            # [BM, BN] -> [BM, 2, BN/2] -> [BM, BN/2, 2] -> two [BM, BN/2] halves, stored one after
-            # the other: each half is converted and staged alone, so fewer live registers and
-            # half the shared-memory staging buffer.
-            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
-            left, right = tl.split(halves)
-            c_desc.store([off_m, off_n], left.to(c_ptr.dtype.element_ty))
-            c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_ptr.dtype.element_ty))
-        else:
-            c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))
+        store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)

@@ -20,7 +20,7 @@ Hopper; the operand conventions of `matmul_descriptor_kernel`).
 import triton
 import triton.language as tl
 
-from tilelab.kernels.matmul import grouped_tile
+from tilelab.kernels.matmul import grouped_tile, load_operand_tiles, operand_descriptors
 
 
 @triton.jit
@@ -101,14 +101,9 @@ def matmul_splitk_descriptor_kernel(
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     k_slice = tl.program_id(1)
     batch = tl.program_id(2).to(tl.int64)
-    if A_K_MAJOR:
-        a_desc = tl.make_tensor_descriptor(a_ptr + batch * stride_ab, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
-    else:
-        a_desc = tl.make_tensor_descriptor(a_ptr + batch * stride_ab, [K, M], [stride_a_row, 1], [BLOCK_K, BLOCK_M])
-    if B_K_MAJOR:
-        b_desc = tl.make_tensor_descriptor(b_ptr + batch * stride_bb, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
-    else:
-        b_desc = tl.make_tensor_descriptor(b_ptr + batch * stride_bb, [K, N], [stride_b_row, 1], [BLOCK_K, BLOCK_N])
+    a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
+                                         stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
+                                         A_K_MAJOR, B_K_MAJOR)
 
     steps = tl.cdiv(K, BLOCK_K)
     steps_per_slice = tl.cdiv(steps, SPLIT_K)
@@ -118,15 +113,7 @@ def matmul_splitk_descriptor_kernel(
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for step in range(first, last):
-        off_k = step * BLOCK_K
-        if A_K_MAJOR:
-            a = a_desc.load([off_m, off_k])
-        else:
-            a = a_desc.load([off_k, off_m]).T
-        if B_K_MAJOR:
-            b = b_desc.load([off_n, off_k]).T
-        else:
-            b = b_desc.load([off_k, off_n])
+        a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, step * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
     # The workspace plane is written with pointers: its rows (N float32) need not be 16-byte aligned.
