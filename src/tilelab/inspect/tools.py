@@ -20,28 +20,26 @@ def _run(args: list[str], timeout: int = 120) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout)
 
 
-def sass(cubin: bytes) -> str | None:
-    """Disassembly of a cubin via `cuobjdump -sass`; None without cuobjdump."""
+def _cuobjdump(cubin: bytes, flag: str) -> str | None:
+    """`cuobjdump FLAG` on a cubin; None without cuobjdump or when it fails."""
     tool = find_tool("cuobjdump")
     if tool is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "kernel.cubin"
         path.write_bytes(cubin)
-        done = _run([tool, "-sass", str(path)])
+        done = _run([tool, flag, str(path)])
         return done.stdout if done.returncode == 0 else None
+
+
+def sass(cubin: bytes) -> str | None:
+    """Disassembly of a cubin via `cuobjdump -sass`; None without cuobjdump."""
+    return _cuobjdump(cubin, "-sass")
 
 
 def res_usage(cubin: bytes) -> str | None:
     """`cuobjdump -res-usage`: registers, static shared and local memory per kernel."""
-    tool = find_tool("cuobjdump")
-    if tool is None:
-        return None
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "kernel.cubin"
-        path.write_bytes(cubin)
-        done = _run([tool, "-res-usage", str(path)])
-        return done.stdout if done.returncode == 0 else None
+    return _cuobjdump(cubin, "-res-usage")
 
 
 def ptxas_verbose(ptx: str, arch: str) -> str | None:
