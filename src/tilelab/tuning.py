@@ -33,6 +33,9 @@ class Config:
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    def label(self) -> str:
+        return f"{self.block_m}x{self.block_n}x{self.block_k}-g{self.group_m}-w{self.num_warps}-s{self.num_stages}"
+
     @classmethod
     def from_dict(cls, d: dict) -> "Config":
         return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
@@ -166,11 +169,6 @@ def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], No
     if not timings:
         return candidates[-1]
     best = min(timings, key=timings.get)
-    cache().put(key, best, {_label(c): round(t, 5) for c, t in timings.items()})
+    cache().put(key, best, {c.label(): round(t, 5) for c, t in timings.items()})
     return best
 
-
-def _label(c) -> str:
-    if hasattr(c, "label"):
-        return c.label()
-    return f"{c.block_m}x{c.block_n}x{c.block_k}-g{c.group_m}-w{c.num_warps}-s{c.num_stages}"

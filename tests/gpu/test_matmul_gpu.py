@@ -64,7 +64,7 @@ def _tunable():
         for path, out_size in (("pointer", 0), ("descriptor", size)):
             for m in (16, 4096):
                 for cfg in matmul_op._candidates(size, m, 4096, out_size):
-                    cases[(path, dtype, cfg)] = f"{path}-{str(dtype)[6:]}-{tuning._label(cfg)}"
+                    cases[(path, dtype, cfg)] = f"{path}-{str(dtype)[6:]}-{cfg.label()}"
     return cases
 
 

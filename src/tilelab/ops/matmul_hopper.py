@@ -19,6 +19,7 @@ import triton
 
 from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
 from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel, splitk_reduce_kernel
+from tilelab.ops.matmul import _TRITON_TYPE as _MATMUL_TRITON_TYPE
 from tilelab.ops.matmul import (
     MAX_GRID_Y,
     OperandLayout,
@@ -26,31 +27,21 @@ from tilelab.ops.matmul import (
     _ensure_descriptor_scratch,
     _needs_64bit_offsets,
 )
+from tilelab.tuning import SHARED_MEMORY_BUDGET, Config
 
-SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90): 232448
 INTERPRETER_SMS = 4  # programs of the persistent grid under the interpreter: small, so tiles outnumber them
 REDUCE_BLOCK_M, REDUCE_BLOCK_N = 16, 128  # split-K reduction tile: many programs even for M=16
 
 
 @dataclasses.dataclass(frozen=True)
-class HopperConfig:
-    block_m: int
-    block_n: int
-    block_k: int
-    group_m: int = 8
-    num_warps: int = 8
-    num_stages: int = 3
+class HopperConfig(Config):
+    """A `tuning.Config` plus the knobs only the Hopper kernels have."""
+
+    num_warps: int = 8  # two consumer warp groups: the classic Hopper tile
     epilogue_subtile: bool = True  # store C as two BLOCK_N/2 halves (persistent and fp8 kernels)
     warp_specialize: bool = False  # persistent kernel only; see `warp_specialize_compiles`
     flatten: bool = False  # persistent kernel only: fuse the tile and K loops into one pipelined loop
     split_k: int = 1  # split-K kernel only: number of K slices
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "HopperConfig":
-        return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
 
     def label(self) -> str:
         flags = "".join((
@@ -59,8 +50,7 @@ class HopperConfig:
             "-flat" if self.flatten else "",
             f"-sk{self.split_k}" if self.split_k > 1 else "",
         ))
-        tile = f"{self.block_m}x{self.block_n}x{self.block_k}"
-        return f"{tile}-g{self.group_m}-w{self.num_warps}-s{self.num_stages}{flags}"
+        return super().label() + flags
 
     def shared_memory_bytes(self, in_size: int, out_size: int) -> int:
         """What Triton 3.6 allocates on sm_90 for the persistent kernels (checked against compiled metadata).
@@ -267,8 +257,7 @@ def launch_split_k(a3, b3, c3, m: int, n: int, k: int, precision: str, config: H
 
 # -- compiling without a GPU ---------------------------------------------------------------------
 
-_TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
-                torch.float8_e4m3fn: "fp8e4nv"}
+_TRITON_TYPE = {**_MATMUL_TRITON_TYPE, torch.float8_e4m3fn: "fp8e4nv"}
 
 
 def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, config: HopperConfig | None = None,
