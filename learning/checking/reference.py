@@ -66,3 +66,13 @@ def rmsnorm(x, weight, eps):
 
 def next_power_of_two(n: int) -> int:
     return 1 << (n - 1).bit_length() if n > 1 else 1
+
+
+def tree_levels(values, combine, neutral) -> list[list]:
+    """Every level of a pairwise reduction tree, the input padded with `neutral` to a power of two."""
+    level = list(values) + [neutral] * (next_power_of_two(len(values)) - len(values))
+    levels = [level]
+    while len(level) > 1:
+        level = [combine(level[i], level[i + 1]) for i in range(0, len(level), 2)]
+        levels.append(level)
+    return levels

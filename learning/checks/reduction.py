@@ -10,15 +10,6 @@ from learning.checking.compare import check_value, check_vector, fmt
 from learning.checking.trial import CheckFailure, Part
 
 
-def _levels(values, combine, neutral):
-    level = list(values) + [neutral] * (ref.next_power_of_two(len(values)) - len(values))
-    levels = [level]
-    while len(level) > 1:
-        level = [combine(level[i], level[i + 1]) for i in range(0, len(level), 2)]
-        levels.append(level)
-    return levels
-
-
 def check_next_power_of_two(module, trial) -> None:
     for n in [1, 2, 3, 5, 8, 9, 127, 255, 65, trial.rng.randint(1, 5000)]:
         with trial.case(f"next_power_of_two({n})"):
@@ -46,8 +37,8 @@ def check_tree_reduce(module, trial) -> None:
         with trial.case(f"tree_reduce: {name}"):
             levels = module.tree_reduce(list(values), combine, neutral)
             got = _final(levels)
-            want = _levels(values, combine, neutral)[-1][0]
-            padded_with_zero = _levels(values, combine, 0.0)[-1][0]
+            want = ref.tree_levels(values, combine, neutral)[-1][0]
+            padded_with_zero = ref.tree_levels(values, combine, 0.0)[-1][0]
             check_value(got, want, f"the {name}", known_mistakes=[
                 (padded_with_zero, f"the padding must be the neutral element you were given "
                                    f"({fmt(neutral)}), not 0: padding may not change the answer"),
@@ -56,7 +47,7 @@ def check_tree_reduce(module, trial) -> None:
     letters = list("abcdefghijklmnopqrstuvwxyz")[: trial.rng.randint(5, 13)]
     with trial.case(f"tree_reduce joining {len(letters)} letters (shows the pairing)"):
         levels = module.tree_reduce(letters, operator.add, "")
-        want = _levels(letters, operator.add, "")
+        want = ref.tree_levels(letters, operator.add, "")
         if not isinstance(levels, list) or len(levels) != len(want):
             count = len(levels) if isinstance(levels, list) else "?"
             raise CheckFailure(f"expected {len(want)} levels for {len(letters)} values "

@@ -13,15 +13,6 @@ from .script import Script
 VALUES = [3, 1, 4, 1, 5]
 
 
-def _levels(values, combine, neutral):
-    level = list(values) + [neutral] * (ref.next_power_of_two(len(values)) - len(values))
-    levels = [level]
-    while len(level) > 1:
-        level = [combine(level[i], level[i + 1]) for i in range(0, len(level), 2)]
-        levels.append(level)
-    return levels
-
-
 def _round(value: float, fmt: str) -> float:
     """Round a Python float to float16 ('e') or float32 ('f'), as GPU registers would hold it."""
     return struct.unpack(fmt, struct.pack(fmt, value))[0]
@@ -38,15 +29,15 @@ def build() -> Script:
     s = Script("reduction: summing in a tree of pairs")
     s.say(f"values = {VALUES}; a block of lanes is a power of two long.")
     s.ask(f"next power of two >= {len(VALUES)}", ref.next_power_of_two(len(VALUES)))
-    levels = _levels(VALUES, operator.add, 0)
+    levels = ref.tree_levels(VALUES, operator.add, 0)
     s.ask("level 0, padded with the neutral element of + (0)", levels[0])
     for depth in range(1, len(levels)):
         s.ask(f"level {depth}: neighbours combined", levels[depth])
     s.say(f"{len(levels) - 1} steps instead of {len(VALUES) - 1} one after another: each level runs in parallel.")
     negatives = [-3, -1, -2]
     s.say(f"\nmax of {negatives}: the padding must not change the answer.")
-    s.ask("padded with 0", _levels(negatives, max, 0)[-1][0])
-    s.ask("padded with -inf", _levels(negatives, max, -math.inf)[-1][0])
+    s.ask("padded with 0", ref.tree_levels(negatives, max, 0)[-1][0])
+    s.ask("padded with -inf", ref.tree_levels(negatives, max, -math.inf)[-1][0])
     s.say("\nAccumulator precision: add 1.0 to a running total 4096 times.")
     s.ask("total kept in float16", running_sum(4096, "e"))
     s.ask("total kept in float32", running_sum(4096, "f"))
