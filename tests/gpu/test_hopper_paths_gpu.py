@@ -169,7 +169,7 @@ def _split_cases():
         for cfg in hopper.prune(hopper.SPLIT_K_CANDIDATES, m, 4096, 2, 2):
             cases.append((torch.float16, m, cfg))
         for dtype in (torch.bfloat16, torch.float32):
-            for split in (2, 4, 8):
+            for split in (1, 2, 4, 8):
                 cases.append((dtype, m, HopperConfig(16 if m == 16 else 64, 64, 128 if dtype != torch.float32 else 64,
                                                      num_warps=4, num_stages=3, epilogue_subtile=False,
                                                      split_k=split)))

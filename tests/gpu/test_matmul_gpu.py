@@ -18,7 +18,7 @@ SHAPES = [(1, 1, 1), (5, 7, 5), (127, 255, 65), (64, 64, 64), (1000, 1000, 1000)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
-@pytest.mark.parametrize("path", [None, "pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", [None, "pointer", "descriptor", "persistent", "splitk"])
 @pytest.mark.parametrize("m,n,k", SHAPES)
 def test_shapes_paths_dtypes(m, n, k, path, dtype, rng):
     a = randn((m, k), dtype, "cuda", rng)
@@ -73,7 +73,7 @@ def test_every_tunable_config(config, dtype, path, rng):
     a = randn((300, 320), dtype, "cuda", rng)
     b = randn((320, 272), dtype, "cuda", rng)
     out = tilelab.matmul(a, b, config=config, path=path)
-    assert_matches_reference(out, a, b, label=f"{tuning._label(config)} {path}")
+    assert_matches_reference(out, a, b, label=f"{config.label()} {path}")
 
 
 def test_offsets_past_int32(rng):
@@ -89,20 +89,22 @@ def test_offsets_past_int32(rng):
     del a
 
 
-def test_cuda_graph_capture_uses_cached_choice(rng):
-    a = randn((256, 512), torch.float16, "cuda", rng)
-    b = randn((512, 384), torch.float16, "cuda", rng)
+@pytest.mark.parametrize("m,n,k", [(256, 384, 512), (16, 4096, 4096)])  # pointer; split-K (auto)
+def test_cuda_graph_capture_uses_cached_choice(m, n, k, rng):
+    a = randn((m, k), torch.float16, "cuda", rng)
+    b = randn((k, n), torch.float16, "cuda", rng)
     tilelab.matmul(a, b)  # tunes outside capture
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         out = tilelab.matmul(a, b)
-    a.copy_(randn((256, 512), torch.float16, "cuda", rng))
-    graph.replay()
-    torch.cuda.synchronize()
-    assert_matches_reference(out, a, b, label="graph replay")
+    for _ in range(2):  # the split-K tile counters must be back at zero for the second replay
+        a.copy_(randn((m, k), torch.float16, "cuda", rng))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_matches_reference(out, a, b, label="graph replay")
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "splitk"])
 def test_replayed_launch_computes_new_inputs(path, rng, monkeypatch):
     """The second call with the same operand signature skips planning: it must still compute, into fresh memory."""
     monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
@@ -141,3 +143,25 @@ def test_pretune_persistent_then_reuse(rng, monkeypatch, tmp_path):
     b = randn((1024, 2048), torch.float16, "cuda", rng)
     assert matmul_op.describe_plan(a, b, path="persistent")["config"] == records[0]["config"]
     assert_matches_reference(tilelab.matmul(a, b, path="persistent"), a, b, label="pre-tuned persistent")
+
+
+@pytest.mark.parametrize("m", [16, 128])
+def test_skinny_problems_take_split_k_and_every_split_config_is_right(m, rng):
+    from tilelab.ops import matmul_hopper
+
+    a = randn((m, 4096), torch.float16, "cuda", rng)
+    b = randn((4096, 4096), torch.float16, "cuda", rng)
+    assert matmul_op.describe_plan(a, b)["path"] == "splitk"
+    for config in matmul_hopper.prune(matmul_hopper.SPLIT_K_CANDIDATES, m, 4096, 2, 0):
+        assert_matches_reference(tilelab.matmul(a, b, path="splitk", config=config), a, b, label=config.label())
+    assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values()), "counters left set"
+
+
+def test_tf32_copies_a_row_major_b_to_k_major(rng):
+    a = randn((1024, 2048), torch.float32, "cuda", rng)
+    b = randn((2048, 768), torch.float32, "cuda", rng)
+    assert matmul_op.describe_plan(a, b)["b_row_major"] is False
+    assert matmul_op.describe_plan(a, b, precision="ieee")["b_row_major"] is True  # ieee: no wgmma, no copy
+    for precision in ("tf32", "tf32x3"):
+        assert_matches_reference(tilelab.matmul(a, b, precision=precision), a, b, precision=precision,
+                                 label=precision)

@@ -13,7 +13,7 @@ RAGGED = [(1, 1, 1), (5, 7, 5), (7, 1, 7), (127, 255, 65), (64, 64, 64), (65, 12
 DTYPES = [torch.float16, torch.float32]
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk"])
 @pytest.mark.parametrize("m,n,k", RAGGED)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_both_paths_on_ragged_shapes(path, m, n, k, dtype, device, rng):
@@ -22,7 +22,7 @@ def test_both_paths_on_ragged_shapes(path, m, n, k, dtype, device, rng):
     es = a.element_size()
     a_fits = m == 1 or k == 1 or (k * es) % 16 == 0
     b_fits = k == 1 or n == 1 or (n * es) % 16 == 0
-    if path != "pointer" and not (a_fits and b_fits):
+    if path in ("descriptor", "persistent") and not (a_fits and b_fits):
         # A row stride that is not a multiple of 16 bytes cannot be described to TMA.
         with pytest.raises(tilelab.AlignmentError, match=f"path='{path}'"):
             tilelab.matmul(a, b, path=path)
@@ -47,7 +47,7 @@ def test_group_order_visits_every_tile_once(group_m, device, rng):
     assert_matches_reference(tilelab.matmul(a, b, config=cfg, path="pointer"), a, b, label=f"GROUP_M={group_m}")
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk"])
 def test_transposed_operands(path, device, rng):
     # Column-major A and B: stored transposed, viewed back. Both paths read them without a copy.
     a = randn((96, 64), torch.float16, device, rng).t()  # 64 x 96, unit stride along rows
@@ -86,7 +86,7 @@ def test_misaligned_data_pointer_cannot_force_descriptor(device, rng):
         ((1, 9, 8), (5, 8, 3)),
     ],
 )
-@pytest.mark.parametrize("path", [None, "pointer"])
+@pytest.mark.parametrize("path", [None, "pointer", "splitk"])
 def test_batched_broadcasting(a_shape, b_shape, path, device, rng):
     a = randn(a_shape, torch.float32, device, rng)
     b = randn(b_shape, torch.float32, device, rng)
@@ -151,3 +151,31 @@ def test_pretune_reports_each_shape_dtype_and_path(device, monkeypatch, tmp_path
     # 5x7x3 fp16 rows are not 16-byte aligned: the persistent path is skipped, not an error.
     assert by_case == {((64, 64, 32), "descriptor"), ((64, 64, 32), "persistent"), ((5, 7, 3), "pointer")}
     assert all(r["config"] for r in records if r["path"] == "persistent")
+
+
+# -- split-K through the public op ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("split_k", [1, 2, 3, 8])
+def test_split_k_configs_and_counters_left_at_zero(split_k, device, rng):
+    from tilelab.ops import matmul_hopper
+
+    a = randn((20, 200), torch.float16, device, rng)
+    b = randn((200, 70), torch.float16, device, rng)
+    config = matmul_hopper.HopperConfig(16, 32, 32, group_m=2, num_warps=4, num_stages=1, split_k=split_k)
+    for _ in range(2):  # the second launch reuses the counters the first one left
+        assert_matches_reference(tilelab.matmul(a, b, path="splitk", config=config), a, b, label=f"split {split_k}")
+    assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values())
+
+
+def test_split_k_is_refused_for_huge_outputs(device):
+    a = torch.ones((1 << 16, 1), device=device).expand(1 << 16, 4)
+    b = torch.ones((1, 1 << 15), device=device).expand(4, 1 << 15)
+    with pytest.raises(tilelab.ShapeError, match="path='splitk' is for small M\\*N"):
+        tilelab.matmul(a, b, path="splitk")
+
+
+def test_split_k_plan_on_the_interpreter_really_splits(device, rng):
+    a = randn((16, 300), torch.float32, device, rng)
+    b = randn((300, 40), torch.float32, device, rng)
+    assert matmul_op.describe_plan(a, b, path="splitk")["config"]["split_k"] == 2

@@ -149,3 +149,32 @@ def test_choose_without_measuring_keeps_the_default(monkeypatch, tmp_path):
     assert calls == []
     tuning.cache().put("k", tuning.FIXED, {})
     assert tuning.choose("k", tuning.GPU_CANDIDATES, calls.append, measure=False) == tuning.FIXED
+
+
+def _on_fake_hopper(monkeypatch):
+    monkeypatch.setattr(matmul_op.env, "interpreting", lambda: False)
+    monkeypatch.setattr(matmul_op.env, "is_hopper_or_newer", lambda device: True)
+
+
+@pytest.mark.parametrize("b_shape,b_batch_stride_zero", [((1024, 96), False), ((3, 1024, 96), False),
+                                                         ((1024, 96), True)])
+def test_tf32_copies_row_major_b_to_k_major(monkeypatch, b_shape, b_batch_stride_zero):
+    _on_fake_hopper(monkeypatch)
+    if b_batch_stride_zero:  # batches of A that cannot fold into rows: B stays broadcast over them
+        a = torch.randn(512, 3, 1024).transpose(0, 1)
+    else:
+        a = torch.randn(3, 512, 1024) if len(b_shape) == 3 else torch.randn(512, 1024)
+    b = torch.randn(b_shape)
+    p = matmul_op._with_k_major_b(matmul_op._as_gemm(a, b), "tf32")
+    assert p.b3.stride(1) == 1 and p.b3.stride(2) == p.b3.shape[1]  # [N, K] storage seen as [K, N]
+    assert torch.equal(p.b3, matmul_op._as_gemm(a, b).b3)
+    if b_batch_stride_zero:
+        assert p.b3.shape[0] == 3 and p.b3.stride(0) == 0  # a broadcast B is copied once
+
+
+@pytest.mark.parametrize("precision,m,dtype", [("ieee", 512, torch.float32), ("tf32", 511, torch.float32),
+                                               ("tf32", 4096, torch.float16)])
+def test_tf32_k_major_copy_only_where_it_pays(monkeypatch, precision, m, dtype):
+    _on_fake_hopper(monkeypatch)
+    p = matmul_op._as_gemm(torch.randn(m, 64).to(dtype), torch.randn(64, 80).to(dtype))
+    assert matmul_op._with_k_major_b(p, precision if dtype == torch.float32 else None) is p

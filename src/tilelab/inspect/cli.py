@@ -34,8 +34,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul"],
                    help="matmul, or scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent)")
-    p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
-                                      "splitk-reduce"],
+    p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor"],
                    help="matmul's kernel (default descriptor); persistent and splitk* are the Hopper kernels")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
                    help="matmul: float16 (default), bfloat16, float32; scaled_matmul: float8_e4m3fn (implied)")

@@ -12,7 +12,6 @@ MATMUL_PATHS = {
     "persistent": "persistent",
     "splitk": "splitk",
     "splitk-descriptor": "splitk_descriptor",
-    "splitk-reduce": "splitk_reduce",
 }
 ACCUMULATE = ("fast", "promoted")  # scaled_matmul's use_fast_accum True / False
 
@@ -54,8 +53,5 @@ def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | 
     else:
         kwargs["precision"] = precision or "tf32"
     kernel, signature, constexprs, attrs, options = hopper.inspection_source(kernel_name, **kwargs)
-    # Report what is compiled: the split-K reduction has its own tile and warp count.
     chosen = dataclasses.replace(chosen, num_warps=options["num_warps"], num_stages=options["num_stages"])
-    if kernel_name == "splitk_reduce":
-        chosen = dataclasses.replace(chosen, block_m=hopper.REDUCE_BLOCK_M, block_n=hopper.REDUCE_BLOCK_N)
     return kernel, signature, constexprs, attrs, chosen

@@ -1,4 +1,4 @@
-"""Split-K matmul: several programs share one output tile's K range, then a second kernel adds them up.
+"""Split-K matmul: several programs share one output tile's K range; the last one to finish adds them up.
 
 Only `@triton.jit` code lives here; `tilelab.ops.matmul_hopper` launches it.
 
@@ -7,14 +7,17 @@ A skinny problem (M=16, N=K=4096) has few output tiles: 16x64 tiles make
 SPLIT_K slices multiplies the programs by SPLIT_K, each walking K/SPLIT_K.
 
 Each slice writes its float32 partial tile to its own plane of a
-[batch, SPLIT_K, M, N] workspace, and `splitk_reduce_kernel` sums the
-planes in a fixed order and casts to C's dtype. No atomics: the result is
-the same bits on every run.
+[batch, SPLIT_K, M, N] workspace and counts itself in a per-tile counter.
+The slice that arrives last sums the planes in slice order (whoever that
+is, the same order: the result is the same bits on every run), writes C in
+its dtype and sets the counter back to 0, so the counters can be reused by
+the next launch without clearing. One launch, and the partial tiles are
+read back while still in L2. With SPLIT_K=1 a program stores C directly.
 
-Grid of both split-K kernels: (tiles in GROUP_M order, SPLIT_K, batch).
-`matmul_splitk_kernel` reads with masked pointer loads (any strides);
-`matmul_splitk_descriptor_kernel` reads through tensor descriptors (TMA on
-Hopper; the operand conventions of `matmul_descriptor_kernel`).
+Grid: (tiles in GROUP_M order, SPLIT_K, batch). `matmul_splitk_kernel`
+reads with masked pointer loads (any strides); `matmul_splitk_descriptor_kernel`
+reads through tensor descriptors (TMA on Hopper; the operand conventions of
+`matmul_descriptor_kernel`).
 """
 
 import triton
@@ -24,11 +27,41 @@ from tilelab.kernels.matmul import grouped_tile, load_operand_tiles, operand_des
 
 
 @triton.jit
+def finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride_cb, stride_cm, stride_cn,
+                      SPLIT_K: tl.constexpr):
+    """Hand in this slice's partial tile; the slice that completes the tile writes C."""
+    tile = tl.program_id(0)
+    k_slice = tl.program_id(1)
+    batch = tl.program_id(2).to(tl.int64)
+    inside = (rows[:, None] < M) & (cols[None, :] < N)
+    c_tile = c_ptr + batch * stride_cb + rows[:, None] * stride_cm + cols[None, :] * stride_cn
+    if SPLIT_K == 1:
+        tl.store(c_tile, acc.to(c_ptr.dtype.element_ty), mask=inside)
+    else:
+        planes = ws_ptr + batch * SPLIT_K * M * N  # int64, since batch is
+        offsets = rows[:, None] * N + cols[None, :]
+        tl.store(planes + k_slice * M * N + offsets, acc, mask=inside)
+        # Every thread's partial is written before the count goes up (release), and
+        # the slice that sees SPLIT_K - 1 earlier arrivals sees all their partials (acquire).
+        tl.debug_barrier()
+        counter = counters_ptr + batch * tl.num_programs(0) + tile
+        arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+        if arrived == SPLIT_K - 1:
+            total = tl.zeros((acc.shape[0], acc.shape[1]), dtype=tl.float32)
+            for s in tl.static_range(SPLIT_K):  # slice order: the same sum whoever arrives last
+                # .cg: read from L2, never from a stale L1 line
+                total += tl.load(planes + s * M * N + offsets, mask=inside, other=0.0, cache_modifier=".cg")
+            tl.store(c_tile, total.to(c_ptr.dtype.element_ty), mask=inside)
+            tl.atomic_xchg(counter, 0, sem="relaxed", scope="gpu")  # ready for the next launch
+
+
+@triton.jit
 def matmul_splitk_kernel(
-    a_ptr, b_ptr, ws_ptr,
+    a_ptr, b_ptr, c_ptr, ws_ptr, counters_ptr,
     M, N, K,
     stride_ab, stride_am, stride_ak,
     stride_bb, stride_bk, stride_bn,
+    stride_cb, stride_cm, stride_cn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
     SPLIT_K: tl.constexpr,
@@ -36,7 +69,7 @@ def matmul_splitk_kernel(
     OFFSETS_64: tl.constexpr,
     EVEN_K: tl.constexpr,
 ):
-    """Partial products of one K slice into workspace plane [batch, slice] (contiguous [M, N]).
+    """One K slice of one tile: its partial product, then `finish_split_tile`.
 
     EVEN_K (K % BLOCK_K == 0): every K step is whole, so loads need no K mask
     and stay vectorized along K.
@@ -75,17 +108,17 @@ def matmul_splitk_kernel(
         a_tile += BLOCK_K * stride_ak
         b_tile += BLOCK_K * stride_bk
 
-    plane = (batch * SPLIT_K + k_slice) * M * N  # int64, since batch is
-    ws_tile = ws_ptr + plane + rows[:, None] * N + cols[None, :]
-    tl.store(ws_tile, acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+    finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride_cb, stride_cm, stride_cn,
+                      SPLIT_K)
 
 
 @triton.jit
 def matmul_splitk_descriptor_kernel(
-    a_ptr, b_ptr, ws_ptr,
+    a_ptr, b_ptr, c_ptr, ws_ptr, counters_ptr,
     M, N, K,
     stride_ab, stride_a_row,
     stride_bb, stride_b_row,
+    stride_cb, stride_cm, stride_cn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
     SPLIT_K: tl.constexpr,
@@ -116,34 +149,8 @@ def matmul_splitk_descriptor_kernel(
         a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, step * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
-    # The workspace plane is written with pointers: its rows (N float32) need not be 16-byte aligned.
+    # C and the workspace are written with pointers: their rows need not be 16-byte aligned.
     rows = off_m + tl.arange(0, BLOCK_M)
     cols = off_n + tl.arange(0, BLOCK_N)
-    plane = (batch * SPLIT_K + k_slice) * M * N
-    tl.store(ws_ptr + plane + rows[:, None] * N + cols[None, :], acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
-
-
-@triton.jit
-def splitk_reduce_kernel(
-    ws_ptr, c_ptr,
-    M, N,
-    stride_cb, stride_cm, stride_cn,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-    SPLIT_K: tl.constexpr,
-):
-    """C[batch] = sum over slices of workspace[batch, slice], in slice order, cast to C's dtype.
-
-    Grid: (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), batch).
-    """
-    batch = tl.program_id(2).to(tl.int64)
-    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    inside = (rows[:, None] < M) & (cols[None, :] < N)
-    plane = rows[:, None] * N + cols[None, :]
-
-    total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for s in tl.static_range(SPLIT_K):  # unrolled: SPLIT_K independent loads in flight
-        total += tl.load(ws_ptr + (batch * SPLIT_K + s) * M * N + plane, mask=inside, other=0.0)
-
-    c_tile = c_ptr + batch * stride_cb + rows[:, None] * stride_cm + cols[None, :] * stride_cn
-    tl.store(c_tile, total.to(c_ptr.dtype.element_ty), mask=inside)
+    finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride_cb, stride_cm, stride_cn,
+                      SPLIT_K)

@@ -17,7 +17,7 @@ from tilelab import contracts, env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
 from tilelab.tuning import Config
 
-PATHS = ("pointer", "descriptor", "persistent")
+PATHS = ("pointer", "descriptor", "persistent", "splitk")
 PRECISIONS = ("tf32", "tf32x3", "ieee")
 INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 OUTPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -138,6 +138,21 @@ def _rows_defeat_vector_loads(a3: torch.Tensor, b3: torch.Tensor) -> bool:
                and x.shape[1] > 1 and x.shape[2] > 1)
 
 
+# Split-K: few output tiles for the SMs, and a K long enough to share out. Measured on the H200
+# (results/README.md): 16x4096x4096 and 128x4096x4096 make 32 tiles of 128x128 for 132 SMs.
+SPLIT_K_MIN_K = 1024
+SPLIT_K_TILE = 128  # the tile size the "few tiles" rule counts with
+
+
+def _split_k_pays_off(device: torch.device, batch: int, m: int, n: int, k: int) -> bool:
+    if env.interpreting() or device.type != "cuda":
+        return False  # the interpreter teaches the one-pass kernels unless asked (path="splitk")
+    from tilelab.ops import matmul_hopper
+
+    tiles = batch * triton.cdiv(m, SPLIT_K_TILE) * triton.cdiv(n, SPLIT_K_TILE)
+    return k >= SPLIT_K_MIN_K and 2 * tiles <= matmul_hopper.device_sms(device)
+
+
 def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
                 config: str | Config | None) -> MatmulPlan:
     """Choose the kernel path and (unless tuned later) the tile configuration."""
@@ -145,7 +160,10 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
     tma_ok = a_layout.tma_ok and b_layout.tma_ok
     _, m, k = a3.shape
     n = b3.shape[2]
-    if path is None:
+    batch = max(a3.shape[0], b3.shape[0])
+    if path is None and config is None and _split_k_pays_off(a3.device, batch, m, n, k):
+        path = "splitk"
+    elif path is None:
         path = "pointer"
         if tma_ok and (_descriptor_pays_off(a3.device, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
@@ -166,7 +184,14 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         config = tuning.NAMED_CONFIGS[config]
     elif config is None and env.interpreting():
         config = tuning.INTERPRETER
-    offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
+        if path == "splitk":  # nothing is timed under the interpreter: show an actual split
+            from tilelab.ops import matmul_hopper
+
+            config = matmul_hopper.HopperConfig(**config.as_dict(), epilogue_subtile=False, split_k=2)
+    if path == "splitk" and m * n >= INT32_LIMIT:
+        raise contracts.ShapeError(f"path='splitk' is for small M*N (its workspace offsets are 32-bit); got "
+                                   f"M={m}, N={n}")
+    offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, batch)
     return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size())
 
 
@@ -324,6 +349,26 @@ def _as_gemm(a: torch.Tensor, b: torch.Tensor) -> _Problem:
     return _Problem(a3, b3, rows, n, k, batch, out_shape)
 
 
+# Hopper's tf32 wgmma reads both operands K-major from shared memory (only 16-bit types may be transposed
+# there), so a row-major [K, N] float32 B makes Triton transpose every B tile through registers: 0.17-0.22x
+# torch at 4096^3 on the H200 against 0.8x with B stored [N, K] (results/h200-tf32-probe.log). Copying B
+# once costs about as much as 430 rows of that slow product, so it pays from here on.
+TF32_K_MAJOR_MIN_M = 512
+
+
+def _with_k_major_b(p: _Problem, precision: str | None) -> _Problem:
+    """For large tf32/tf32x3 products on Hopper: B copied to K-major storage, else `p` unchanged."""
+    b3 = p.b3
+    if (p.a3.dtype != torch.float32 or (precision or "tf32") == "ieee" or p.m < TF32_K_MAJOR_MIN_M
+            or b3.stride(2) != 1 or b3.shape[2] == 1 or b3.shape[1] == 1
+            or env.interpreting() or not env.is_hopper_or_newer(b3.device)):
+        return p
+    shared = b3.shape[0] > 1 and b3.stride(0) == 0  # one B broadcast over the batch: copy it once
+    base = b3[:1] if shared else b3
+    k_major = base.transpose(1, 2).contiguous().transpose(1, 2)
+    return dataclasses.replace(p, b3=k_major.expand(b3.shape) if shared else k_major)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Replay:
     """A launch recorded for one operand signature: replaying it skips checks, planning and Triton's binder."""
@@ -337,14 +382,22 @@ class _Replay:
     out_shape: tuple[int, ...]
     out_strides: tuple[int, ...]
     needs_scratch: bool  # in-kernel descriptors: the allocator must be set in this thread
+    split_k: tuple | None = None  # split-K: (workspace shape, tile counters needed)
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if self.needs_scratch:
             _ensure_descriptor_scratch()
         storage = torch.empty(self.storage_shape, dtype=self.out_dtype, device=a.device)
+        buffers = ()
+        if self.split_k is not None:
+            from tilelab.ops import matmul_hopper
+
+            workspace_shape, counters = self.split_k
+            workspace = torch.empty(workspace_shape, dtype=torch.float32, device=a.device)
+            buffers = (workspace.data_ptr(), matmul_hopper.split_k_counters(a.device, counters).data_ptr())
         k = self.compiled
         k.run(*self.grid, _current_stream(self.device_index), k.function, k.packed_metadata, None, None, None,
-              a.data_ptr(), b.data_ptr(), storage.data_ptr(), *self.tail_args)
+              a.data_ptr(), b.data_ptr(), storage.data_ptr(), *buffers, *self.tail_args)
         return storage.as_strided(self.out_shape, self.out_strides)
 
 
@@ -405,23 +458,51 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         return torch.empty(p.out_shape, dtype=out_dtype, device=a.device)
     if p.k == 0:
         return torch.zeros(p.out_shape, dtype=out_dtype, device=a.device)
+    p = _with_k_major_b(p, precision)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
+    split_k = None
     if plan.path == "persistent":
-        _launch_persistent(plan, p, c3)
-        return c3.reshape(p.out_shape)
-    chosen = plan.config or tuning.choose(
-        _tuning_key(plan, p.a3, c3, p.m, p.n, p.k),
-        _candidates(p.a3.element_size(), p.m, p.n, c3.element_size() if plan.path == "descriptor" else 0),
-        lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
-    )
-    compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
+        compiled, grid, args = _launch_persistent(plan, p, c3)
+        tail_args = args[3:]
+    elif plan.path == "splitk":
+        from tilelab.ops import matmul_hopper
+
+        workspace, compiled, grid, args = matmul_hopper._launch_split_k(
+            p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, split_k_config(plan, p, c3))
+        split_k = (tuple(workspace.shape), grid[0] * grid[2])
+        tail_args = args[5:]  # after a, b, c, workspace, counters
+    else:
+        chosen = plan.config or tuning.choose(
+            _tuning_key(plan, p.a3, c3, p.m, p.n, p.k),
+            _candidates(p.a3.element_size(), p.m, p.n, c3.element_size() if plan.path == "descriptor" else 0),
+            lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
+        )
+        compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
+        tail_args = args[3:]
     out = c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
-    if key is not None and _replayable(p, a, b, grid, c3, out):
+    if key is not None and _replayable(p, a, b, c3, out):
         storage = c3._base if c3._base is not None else c3
-        _REPLAYS[key] = _Replay(compiled, grid, args[3:], a.device.index, tuple(storage.shape), out_dtype,
-                                tuple(out.shape), out.stride(), plan.path != "pointer")
+        _REPLAYS[key] = _Replay(compiled, grid, tail_args, a.device.index, tuple(storage.shape), out_dtype,
+                                tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent"), split_k)
     return out
+
+
+def split_k_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
+    """The caller's tiles (and split) if given, else the tuned split-K configuration for this problem."""
+    from tilelab.ops import matmul_hopper
+
+    if plan.config is not None:
+        return matmul_hopper.HopperConfig(**plan.config.as_dict())
+    candidates = [c for c in matmul_hopper.prune(matmul_hopper.SPLIT_K_CANDIDATES, p.m, p.n, plan.element_size, 0)
+                  if c.split_k * p.m * p.n < INT32_LIMIT and c.split_k <= triton.cdiv(p.k, c.block_k)]
+    if not candidates:  # no split fits in 32-bit workspace offsets
+        candidates = [dataclasses.replace(matmul_hopper.SPLIT_K_CANDIDATES[0], split_k=1)]
+    return tuning.choose(
+        _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
+        lambda cfg: matmul_hopper.launch_split_k(p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, cfg),
+        config_type=matmul_hopper.HopperConfig,
+    )
 
 
 def persistent_candidates(plan: MatmulPlan, m: int, n: int, out_element_size: int) -> list:
@@ -453,11 +534,11 @@ def persistent_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measur
     )
 
 
-def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measure: bool = False) -> None:
+def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measure: bool = False):
     from tilelab.ops import matmul_hopper
 
     config = persistent_config(plan, p, c3, measure=measure)
-    matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout, plan.b_layout,
+    return matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout, plan.b_layout,
                                     plan.input_precision, config, matmul_hopper.device_sms(p.a3.device))
 
 
@@ -490,12 +571,12 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
     return tuned
 
 
-def _replayable(p: _Problem, a, b, grid, c3, out) -> bool:
+def _replayable(p: _Problem, a, b, c3, out) -> bool:
     """One launch over the caller's own memory (no copies), into a fresh buffer we can re-create."""
     return (
         p.a3.data_ptr() == a.data_ptr()
         and p.b3.data_ptr() == b.data_ptr()
-        and grid[1] == c3.shape[0]
+        and c3.shape[0] <= MAX_GRID_Y
         and out.data_ptr() == c3.data_ptr()
         and not env.interpreting()
     )
@@ -527,15 +608,18 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
                   config=None) -> dict:
     """The path and configuration `matmul` uses for these operands (after tuning, if it ran)."""
     _check(a, b, out_dtype, precision, path, config)
-    p = _as_gemm(a, b)
+    p = _with_k_major_b(_as_gemm(a, b), precision)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     described = plan.as_dict()
     if plan.path == "persistent":
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         described["config"] = dataclasses.asdict(persistent_config(plan, p, c_probe))
     elif plan.config is None:
+        from tilelab.ops import matmul_hopper
+
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
-        known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k))
+        config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
+        known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k), config_type)
         described["config"] = known.as_dict() if known else None
     return described
 

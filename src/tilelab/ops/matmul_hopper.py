@@ -17,8 +17,9 @@ import functools
 import torch
 import triton
 
+from tilelab.contracts import ShapeError
 from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
-from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel, splitk_reduce_kernel
+from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel
 from tilelab.ops.matmul import _TRITON_TYPE as _MATMUL_TRITON_TYPE
 from tilelab.ops.matmul import (
     MAX_GRID_Y,
@@ -30,7 +31,6 @@ from tilelab.ops.matmul import (
 from tilelab.tuning import SHARED_MEMORY_BUDGET, Config
 
 INTERPRETER_SMS = 4  # programs of the persistent grid under the interpreter: small, so tiles outnumber them
-REDUCE_BLOCK_M, REDUCE_BLOCK_N = 16, 128  # split-K reduction tile: many programs even for M=16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,8 +89,8 @@ def warp_specialize_compiles(config: HopperConfig, in_size: int = 2) -> bool:
     return not (config.epilogue_subtile and config.block_m > 64)
 
 
-def _c(bm, bn, bk, warps, stages, **kw) -> HopperConfig:
-    return HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages, **kw)
+def _c(bm, bn, bk, warps, stages, group_m=8, **kw) -> HopperConfig:
+    return HopperConfig(bm, bn, bk, group_m, num_warps=warps, num_stages=stages, **kw)
 
 
 # Persistent fp16/bf16, largest first. 128x256x64 with 8 warps (two consumer warp groups of
@@ -107,14 +107,19 @@ PERSISTENT_CANDIDATES: tuple[HopperConfig, ...] = (
     _c(128, 64, 64, 4, 4),
     _c(64, 128, 64, 4, 4, warp_specialize=True),
     _c(64, 64, 64, 4, 4),
+    # Added 2026-11-29 for the tuner to try at large shapes: flattened loops, wider groups, tall tiles.
+    _c(128, 256, 64, 8, 3, flatten=True),
+    _c(128, 256, 64, 8, 4, group_m=16),
+    _c(256, 128, 64, 8, 3),
 )
 
-# Split-K for skinny problems (M of 16..256 with a long K): short tiles, long K steps, 2-16 slices.
+# Split-K for skinny problems (M of 16..256 with a long K): short tiles, long K steps, 1-8 slices (1: no
+# split, the plain kernel, so the tuner can also decide against splitting).
 SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
-    HopperConfig(bm, bn, bk, 8, num_warps=4, num_stages=stages, epilogue_subtile=False, split_k=s)
-    for bm, bn, bk, stages in ((16, 64, 128, 4), (16, 128, 128, 3), (32, 64, 128, 4), (64, 64, 64, 4),
-                               (64, 128, 64, 4), (128, 128, 64, 3))
-    for s in (2, 4, 8, 16)
+    HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages, epilogue_subtile=False, split_k=s)
+    for bm, bn, bk, stages, warps in ((16, 64, 128, 4, 4), (32, 64, 128, 4, 4), (64, 64, 64, 4, 4),
+                                      (64, 128, 64, 4, 4), (128, 128, 64, 3, 8))
+    for s in (1, 2, 4, 8)
 )
 
 # fp8 (1-byte inputs): the K step doubles to 128 so each stage moves as many bytes as fp16's 64.
@@ -165,8 +170,11 @@ def persistent_grid(tiles: int, batch: int, num_sms: int) -> tuple[int, int]:
 
 
 def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayout, b_layout: OperandLayout,
-                      precision: str, config: HopperConfig, num_sms: int) -> None:
-    """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok."""
+                      precision: str, config: HopperConfig, num_sms: int):
+    """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok.
+
+    Returns (compiled kernel, grid, arguments) of the last launch, for replays.
+    """
     _ensure_descriptor_scratch()
     tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
     batch = c3.shape[0]
@@ -175,18 +183,18 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
         a_part = a3[start:stop] if a3.shape[0] > 1 else a3
         b_part = b3[start:stop] if b3.shape[0] > 1 else b3
         c_part = c3[start:stop]
-        matmul_persistent_kernel[persistent_grid(tiles, stop - start, num_sms)](
-            a_part, b_part, c_part, m, n, k,
-            _batch_stride(a_part), a_layout.row_stride,
-            _batch_stride(b_part), b_layout.row_stride,
-            c_part.stride(0), c_part.stride(1),
-            BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
-            GROUP_M=config.group_m, INPUT_PRECISION=precision,
-            A_K_MAJOR=a_layout.row_major, B_K_MAJOR=not b_layout.row_major,
-            NUM_STAGES=config.num_stages, EPILOGUE_SUBTILE=config.epilogue_subtile,
-            WARP_SPECIALIZE=config.warp_specialize, FLATTEN=config.flatten,
-            num_warps=config.num_warps, num_stages=config.num_stages,
-        )
+        grid = persistent_grid(tiles, stop - start, num_sms)
+        args = (a_part, b_part, c_part, m, n, k,
+                _batch_stride(a_part), a_layout.row_stride,
+                _batch_stride(b_part), b_layout.row_stride,
+                c_part.stride(0), c_part.stride(1),
+                # BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, INPUT_PRECISION, A_K_MAJOR, B_K_MAJOR, NUM_STAGES,
+                # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN
+                config.block_m, config.block_n, config.block_k, config.group_m, precision,
+                a_layout.row_major, not b_layout.row_major, config.num_stages,
+                config.epilogue_subtile, config.warp_specialize, config.flatten)
+        compiled = matmul_persistent_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
+    return compiled, (*grid, 1), args
 
 
 # -- split-K -------------------------------------------------------------------------------------
@@ -198,27 +206,60 @@ def split_k_slices(k: int, block_k: int, split_k: int) -> list[tuple[int, int]]:
     return [(min(s * per, k), min((s + 1) * per, k)) for s in range(split_k)]
 
 
+# Counters the split-K kernel leaves at zero after every launch, so one buffer per (device, stream) serves
+# every call: kernels on one stream run one after the other. Grown (never shrunk) on demand.
+_SPLIT_K_COUNTERS: dict[tuple, torch.Tensor] = {}
+
+
+def split_k_counters(device: torch.device, needed: int) -> torch.Tensor:
+    """At least `needed` int32 tile counters, all zero between launches, for this device's current stream."""
+    if device.type == "cuda":
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        key = (index, triton.runtime.driver.active.get_current_stream(index))
+    else:
+        key = (device.type, 0)
+    counters = _SPLIT_K_COUNTERS.get(key)
+    if counters is None or counters.numel() < needed:
+        counters = torch.zeros(max(needed, 4096), dtype=torch.int32, device=device)
+        _SPLIT_K_COUNTERS[key] = counters
+    return counters
+
+
+def split_k_workspace(batch: int, split_k: int, m: int, n: int, device) -> torch.Tensor:
+    """The float32 partial tiles, [batch, split_k, M, N] (a 1-element stand-in when split_k is 1)."""
+    if split_k == 1:
+        return torch.empty((1, 1, 1, 1), dtype=torch.float32, device=device)
+    return torch.empty((batch, split_k, m, n), dtype=torch.float32, device=device)
+
+
 def launch_split_k(a3, b3, c3, m: int, n: int, k: int, precision: str, config: HopperConfig,
                    split_k: int | None = None, *, a_layout: OperandLayout | None = None,
                    b_layout: OperandLayout | None = None) -> torch.Tensor:
-    """C = A @ B as split_k partial products in a float32 workspace, then a deterministic sum.
+    """C = A @ B as split_k partial products in a float32 workspace, summed by the last slice of each tile.
 
     Masked pointer loads (any strides), or, when `a_layout` and `b_layout`
     are given and both TMA-usable, tensor descriptors. Returns the workspace
     ([batch, split_k, M, N] float32) so a caller or test can inspect the
     partial products.
     """
+    return _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k, a_layout, b_layout)[0]
+
+
+def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layout=None, b_layout=None):
+    """`launch_split_k`, also returning (compiled kernel, grid, arguments) of the last launch for replays."""
     split_k = split_k or config.split_k
-    if m * n >= 2**31:
-        raise ValueError("split-K is for small M*N; the workspace plane index is 32-bit")
+    if split_k * m * n >= 2**31:
+        raise ShapeError(f"split-K is for small M*N (32-bit workspace offsets): split_k={split_k} x M={m} x N={n} "
+                         "is 2**31 or more")
     batch = c3.shape[0]
-    workspace = torch.empty((batch, split_k, m, n), dtype=torch.float32, device=c3.device)
+    workspace = split_k_workspace(batch, split_k, m, n, c3.device)
     descriptors = a_layout is not None and b_layout is not None and a_layout.tma_ok and b_layout.tma_ok
     if descriptors:
         _ensure_descriptor_scratch()
     else:
         offsets_64 = _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
     tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    counters = split_k_counters(c3.device, tiles * min(batch, MAX_GRID_Y))
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)
         if batch <= MAX_GRID_Y:  # the common case: no slicing, no extra views
@@ -226,33 +267,26 @@ def launch_split_k(a3, b3, c3, m: int, n: int, k: int, precision: str, config: H
         else:
             a_part = a3[start:stop] if a3.shape[0] > 1 else a3
             b_part = b3[start:stop] if b3.shape[0] > 1 else b3
-            c_part, ws_part = c3[start:stop], workspace[start:stop]
+            c_part = c3[start:stop]
+            ws_part = workspace[start:stop] if split_k > 1 else workspace
         grid = (tiles, split_k, stop - start)
+        tiling = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
+                  "GROUP_M": config.group_m, "SPLIT_K": split_k, "INPUT_PRECISION": precision}
         if descriptors:
-            matmul_splitk_descriptor_kernel[grid](
-                a_part, b_part, ws_part, m, n, k,
-                _batch_stride(a_part), a_layout.row_stride, _batch_stride(b_part), b_layout.row_stride,
-                BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
-                GROUP_M=config.group_m, SPLIT_K=split_k, INPUT_PRECISION=precision,
-                A_K_MAJOR=a_layout.row_major, B_K_MAJOR=not b_layout.row_major,
-                num_warps=config.num_warps, num_stages=config.num_stages,
-            )
+            args = (a_part, b_part, c_part, ws_part, counters, m, n, k,
+                    _batch_stride(a_part), a_layout.row_stride, _batch_stride(b_part), b_layout.row_stride,
+                    c_part.stride(0), c_part.stride(1), c_part.stride(2),
+                    *tiling.values(), a_layout.row_major, not b_layout.row_major)
+            kernel = matmul_splitk_descriptor_kernel
         else:
-            matmul_splitk_kernel[grid](
-                a_part, b_part, ws_part, m, n, k,
-                _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
-                _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
-                BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k,
-                GROUP_M=config.group_m, SPLIT_K=split_k, INPUT_PRECISION=precision, OFFSETS_64=offsets_64,
-                EVEN_K=k % config.block_k == 0,
-                num_warps=config.num_warps, num_stages=config.num_stages,
-            )
-        reduce_grid = (triton.cdiv(m, REDUCE_BLOCK_M), triton.cdiv(n, REDUCE_BLOCK_N), stop - start)
-        splitk_reduce_kernel[reduce_grid](
-            ws_part, c_part, m, n, c_part.stride(0), c_part.stride(1), c_part.stride(2),
-            BLOCK_M=REDUCE_BLOCK_M, BLOCK_N=REDUCE_BLOCK_N, SPLIT_K=split_k, num_warps=4,
-        )
-    return workspace
+            args = (a_part, b_part, c_part, ws_part, counters, m, n, k,
+                    _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
+                    _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
+                    c_part.stride(0), c_part.stride(1), c_part.stride(2),
+                    *tiling.values(), offsets_64, k % config.block_k == 0)
+            kernel = matmul_splitk_kernel
+        compiled = kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
+    return workspace, compiled, grid, args
 
 
 # -- compiling without a GPU ---------------------------------------------------------------------
@@ -265,7 +299,7 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                       b_k_major: bool = False, fast_accum: bool = True):
     """(kernel, signature, constexprs, attrs, options) for `triton.compile(ASTSource(...), target, options)`.
 
-    kernel_name: "persistent", "splitk", "splitk_descriptor", "splitk_reduce" or "fp8". Pointers and
+    kernel_name: "persistent", "splitk", "splitk_descriptor" or "fp8". Pointers and
     integer arguments get 16-divisibility hints, as aligned 4096-wide tensors would.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
@@ -282,29 +316,21 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                 "B_K_MAJOR": b_k_major, "NUM_STAGES": config.num_stages,
                 "EPILOGUE_SUBTILE": config.epilogue_subtile, "WARP_SPECIALIZE": config.warp_specialize,
                 "FLATTEN": config.flatten}
-    elif kernel_name == "splitk":
+    elif kernel_name in ("splitk", "splitk_descriptor"):
         config = config or SPLIT_K_CANDIDATES[0]
-        kernel = matmul_splitk_kernel
-        pointers = {"a_ptr": ptr, "b_ptr": ptr, "ws_ptr": "*fp32"}
-        ints = ["M", "N", "K", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn"]
+        pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr, "ws_ptr": "*fp32", "counters_ptr": "*i32"}
         meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
-                "GROUP_M": config.group_m, "SPLIT_K": config.split_k, "INPUT_PRECISION": precision,
-                "OFFSETS_64": False, "EVEN_K": True}
-    elif kernel_name == "splitk_descriptor":
-        config = config or SPLIT_K_CANDIDATES[0]
-        kernel = matmul_splitk_descriptor_kernel
-        pointers = {"a_ptr": ptr, "b_ptr": ptr, "ws_ptr": "*fp32"}
-        ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row"]
-        meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
-                "GROUP_M": config.group_m, "SPLIT_K": config.split_k, "INPUT_PRECISION": precision,
-                "A_K_MAJOR": a_k_major, "B_K_MAJOR": b_k_major}
-    elif kernel_name == "splitk_reduce":
-        config = config or SPLIT_K_CANDIDATES[0]
-        kernel = splitk_reduce_kernel
-        pointers = {"ws_ptr": "*fp32", "c_ptr": out_ptr}
-        ints = ["M", "N", "stride_cb", "stride_cm", "stride_cn"]
-        meta = {"BLOCK_M": REDUCE_BLOCK_M, "BLOCK_N": REDUCE_BLOCK_N, "SPLIT_K": config.split_k}
-        config = dataclasses.replace(config, num_warps=4)
+                "GROUP_M": config.group_m, "SPLIT_K": config.split_k, "INPUT_PRECISION": precision}
+        c_strides = ["stride_cb", "stride_cm", "stride_cn"]
+        if kernel_name == "splitk":
+            kernel = matmul_splitk_kernel
+            ints = ["M", "N", "K", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn",
+                    *c_strides]
+            meta.update(OFFSETS_64=False, EVEN_K=True)
+        else:
+            kernel = matmul_splitk_descriptor_kernel
+            ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row", *c_strides]
+            meta.update(A_K_MAJOR=a_k_major, B_K_MAJOR=b_k_major)
     elif kernel_name == "fp8":
         config = config or FP8_CANDIDATES[0]
         kernel = scaled_matmul_kernel
@@ -314,8 +340,8 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                 "GROUP_M": config.group_m, "NUM_STAGES": config.num_stages,
                 "EPILOGUE_SUBTILE": config.epilogue_subtile, "FAST_ACCUM": fast_accum}
     else:
-        raise ValueError(f"unknown kernel_name {kernel_name!r}: 'persistent', 'splitk', 'splitk_descriptor', "
-                         "'splitk_reduce' or 'fp8'")
+        raise ValueError(f"unknown kernel_name {kernel_name!r}: 'persistent', 'splitk', 'splitk_descriptor' "
+                         "or 'fp8'")
     # Unit inner strides are constants at a real launch (Triton specializes on 1).
     unit = {"stride_ak", "stride_bn", "stride_cn"} & set(ints)
     signature = {**pointers, **{name: ("constexpr" if name in unit else "i32") for name in ints},
