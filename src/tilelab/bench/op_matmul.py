@@ -105,7 +105,8 @@ def variants(options: VariantOptions) -> list[Variant]:
         tilelab_variant("tilelab-descriptor", "tensor-descriptor path, tuned config", path="descriptor"),
         # Hopper's persistent TMA kernel; refused (unsupported) when rows are not 16-byte aligned.
         tilelab_variant("tilelab-persistent", "persistent TMA kernel, one program per SM", path="persistent"),
-        tilelab_variant("tilelab-splitk", "split-K: K shared out among programs, the last one sums", path="splitk"),
+        tilelab_variant("tilelab-splitk", "split-K: K shared out among programs, the last one sums", default=False,
+                        path="splitk"),
     ]
     for config_name in NAMED_CONFIGS:
         if config_name != "fixed":
