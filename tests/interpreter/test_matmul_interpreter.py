@@ -179,3 +179,12 @@ def test_split_k_plan_on_the_interpreter_really_splits(device, rng):
     a = randn((16, 300), torch.float32, device, rng)
     b = randn((300, 40), torch.float32, device, rng)
     assert matmul_op.describe_plan(a, b, path="splitk")["config"]["split_k"] == 2
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 7, 65), (1, 130, 3), (3, 64, 128), (1, 127, 255)])
+def test_transposed_copy_is_exact(shape, device, rng):
+    x = randn(shape, torch.float32, device, rng)
+    y = matmul_op.transposed_copy(x)
+    assert y.is_contiguous() and torch.equal(y, x.transpose(1, 2))
+    strided = randn((shape[0], shape[2], 2 * shape[1]), torch.float32, device, rng)[:, :, ::2].transpose(1, 2)
+    assert torch.equal(matmul_op.transposed_copy(strided), strided.transpose(1, 2))

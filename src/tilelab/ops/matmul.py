@@ -364,9 +364,25 @@ def _with_k_major_b(p: _Problem, precision: str | None) -> _Problem:
             or env.interpreting() or not env.is_hopper_or_newer(b3.device)):
         return p
     shared = b3.shape[0] > 1 and b3.stride(0) == 0  # one B broadcast over the batch: copy it once
-    base = b3[:1] if shared else b3
-    k_major = base.transpose(1, 2).contiguous().transpose(1, 2)
+    k_major = transposed_copy(b3[:1] if shared else b3).transpose(1, 2)
     return dataclasses.replace(p, b3=k_major.expand(b3.shape) if shared else k_major)
+
+
+TRANSPOSE_BLOCK = 64
+
+
+def transposed_copy(x: torch.Tensor) -> torch.Tensor:
+    """A contiguous [batch, C, R] copy of a [batch, R, C] tensor (`transpose_kernel`: both sides coalesced)."""
+    from tilelab.kernels.transpose import transpose_kernel
+
+    batch, rows, cols = x.shape
+    out = torch.empty((batch, cols, rows), dtype=x.dtype, device=x.device)
+    for start in range(0, batch, MAX_GRID_Y):
+        src, dst = x[start:start + MAX_GRID_Y], out[start:start + MAX_GRID_Y]
+        grid = (triton.cdiv(rows, TRANSPOSE_BLOCK), triton.cdiv(cols, TRANSPOSE_BLOCK), src.shape[0])
+        transpose_kernel[grid](src, dst, rows, cols, *src.stride(), *dst.stride(),
+                               BLOCK_R=TRANSPOSE_BLOCK, BLOCK_C=TRANSPOSE_BLOCK, num_warps=4)
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
