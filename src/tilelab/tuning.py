@@ -8,9 +8,11 @@ H200 ship with the package in `tuned/`, consulted before any timing.
 """
 
 import dataclasses
+import functools
 import json
 import math
 import os
+import statistics
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -145,6 +147,31 @@ def cache() -> TuningCache:
     return _cache
 
 
+TUNING_SAMPLES = 15
+# GPU head start per sample: more than one un-replayed launch costs on the CPU. Without it, small problems
+# time Triton's Python launch path (~0.1-0.2 ms) instead of the kernel, and the winner is noise.
+TUNING_HEAD_START_MS = 0.5
+
+
+@functools.cache
+def _flusher(device_index: int):
+    from tilelab.bench.timing import L2Flusher
+
+    l2_bytes = torch.cuda.get_device_properties(device_index).L2_cache_size
+    return L2Flusher(torch.device("cuda", device_index), l2_bytes)
+
+
+def measure_ms(launch: Callable[[], None]) -> float:
+    """Median GPU time of `launch()` in ms, as kernel-bench measures: CUDA events, a cold L2 before every call,
+    and the CPU queued ahead of the GPU (the first call, which compiles, is not timed)."""
+    from tilelab.bench import timing
+
+    flush = _flusher(torch.cuda.current_device())
+    result = timing.time_events(launch, [()], warmup=2, samples=TUNING_SAMPLES, flush=flush,
+                                head_start_ms_per_sample=TUNING_HEAD_START_MS)
+    return statistics.median(result.samples_ms)
+
+
 def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], None], *,
            config_type: type = Config, measure: bool = True):
     """The fastest candidate for this key, measured at most once per key.
@@ -163,7 +190,7 @@ def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], No
     timings = {}
     for c in candidates:
         try:
-            timings[c] = triton.testing.do_bench(lambda c=c: launch(c), warmup=10, rep=40, return_mode="median")
+            timings[c] = measure_ms(lambda c=c: launch(c))
         except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError):
             continue
     if not timings:

@@ -178,3 +178,16 @@ def test_tf32_k_major_copy_only_where_it_pays(monkeypatch, precision, m, dtype):
     _on_fake_hopper(monkeypatch)
     p = matmul_op._as_gemm(torch.randn(m, 64).to(dtype), torch.randn(64, 80).to(dtype))
     assert matmul_op._with_k_major_b(p, precision if dtype == torch.float32 else None) is p
+
+
+@pytest.mark.parametrize("a_shape,b_shape,b_transposed,expected", [
+    ((512, 512), (512, 512), False, False),  # aligned rows: pointer loads vectorize
+    ((512, 512), (512, 512), True, False),  # a column-major B with aligned columns, too
+    ((1000, 1000), (1000, 1000), False, True),  # 1000-element rows: not provably 16-aligned
+    ((64, 1000), (1000, 64), True, True),  # ... also when it is B's column stride
+    ((1, 1000), (1000, 1), False, False),  # vectors have no row stride to speak of
+])
+def test_rows_defeat_vector_loads_looks_at_the_row_stride(a_shape, b_shape, b_transposed, expected):
+    a = torch.empty(a_shape)
+    b = torch.empty(b_shape[::-1]).t() if b_transposed else torch.empty(b_shape)
+    assert matmul_op._rows_defeat_vector_loads(a[None], b[None]) is expected

@@ -69,24 +69,29 @@ class L2Flusher:
         self.buffer.zero_()
 
 
-def _head_start(samples: int) -> None:
+def _head_start(samples: int, ms_per_sample: float = HEAD_START_MS_PER_SAMPLE) -> None:
     """Keep the GPU busy while the CPU queues the samples, so launch gaps are not timed."""
     sleep = getattr(torch.cuda, "_sleep", None)
     if sleep is None:
         return
-    ms = min(samples * HEAD_START_MS_PER_SAMPLE, MAX_HEAD_START_MS)
+    ms = min(samples * ms_per_sample, MAX_HEAD_START_MS)
     sleep(int(ms * 1e-3 * 2e9))  # cycles at ~2 GHz; a slower clock only sleeps longer
 
 
 def time_events(fn: Callable, input_sets: Sequence[tuple], *, warmup: int, samples: int,
-                flush: Callable[[], None] | None) -> TimingResult:
-    """One CUDA-event pair around each call; `flush` (if any) runs before each, untimed."""
+                flush: Callable[[], None] | None,
+                head_start_ms_per_sample: float = HEAD_START_MS_PER_SAMPLE) -> TimingResult:
+    """One CUDA-event pair around each call; `flush` (if any) runs before each, untimed.
+
+    `head_start_ms_per_sample`: GPU sleep queued first, per sample; it must exceed one call's CPU time
+    (Triton's un-replayed launch path needs ~0.1-0.2 ms) or the gaps between launches get timed.
+    """
     for i in range(warmup):
         fn(*input_sets[i % len(input_sets)])
     torch.cuda.synchronize()
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(samples)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(samples)]
-    _head_start(samples)
+    _head_start(samples, head_start_ms_per_sample)
     for i in range(samples):
         if flush is not None:
             flush()
