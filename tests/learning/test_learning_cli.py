@@ -111,7 +111,8 @@ def test_no_machine_paths_in_tracked_course_files():
         assert not any(p in text for p in machine_paths), path
 
 
-@pytest.mark.parametrize("topic", ["indexing", "strides", "reduction", "softmax", "matmul", "grouping"])
+@pytest.mark.parametrize("topic", ["indexing", "strides", "reduction", "softmax", "matmul", "grouping",
+                                   "splitk"])
 def test_every_explain_topic_prints(topic):
     result = run_module("learning.explain", topic)
     assert result.returncode == 0, result.stderr

@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from learning.walkthroughs import grouping, matmul, reduction
+from learning.walkthroughs import grouping, matmul, reduction, splitk
 
 
 def _text(script) -> str:
@@ -57,3 +57,11 @@ def test_plot_draws_a_png(tmp_path):
     picture.draw(str(target))
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert target.stat().st_size > 20_000
+
+
+def test_splitk_walkthrough_uses_the_library_slicing():
+    text = _text(splitk.build())
+    for fact in ["output tiles of 16x64", "-> 64", "-> 64 x 4 = 256",
+                 "[(0, 1024), (1024, 2048), (2048, 3072), (3072, 4096)]",
+                 "[(0, 256), (256, 512), (512, 768), (768, 1000)]", "the one that sees 3"]:
+        assert fact in text, fact
