@@ -592,7 +592,7 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
                 try:
                     if path == "persistent":
                         _check(a, b, None, precision, path, None)
-                        prob = _as_gemm(a, b)
+                        prob = _with_k_major_b(_as_gemm(a, b), precision)  # as matmul() would see it
                         plan = plan_matmul(prob.a3, prob.b3, path, precision or "tf32", None)
                         _launch_persistent(plan, prob, _allocate_output(plan, prob, a.dtype), measure=True)
                     else:
