@@ -170,6 +170,8 @@ def test_tf32_copies_row_major_b_to_k_major(monkeypatch, b_shape, b_batch_stride
     assert torch.equal(p.b3, matmul_op._as_gemm(a, b).b3)
     if b_batch_stride_zero:
         assert p.b3.shape[0] == 3 and p.b3.stride(0) == 0  # a broadcast B is copied once
+    described = matmul_op._with_k_major_b(matmul_op._as_gemm(a, b), "tf32", copy=False)
+    assert described.b3.shape == p.b3.shape and described.b3.stride() == p.b3.stride()
 
 
 @pytest.mark.parametrize("precision,m,dtype", [("ieee", 512, torch.float32), ("tf32", 511, torch.float32),

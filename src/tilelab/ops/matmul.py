@@ -7,7 +7,6 @@ does little more than allocate the output and launch.
 """
 
 import dataclasses
-import functools
 import math
 
 import torch
@@ -359,15 +358,22 @@ def _as_gemm(a: torch.Tensor, b: torch.Tensor) -> _Problem:
 TF32_K_MAJOR_MIN_M = 512
 
 
-def _with_k_major_b(p: _Problem, precision: str | None) -> _Problem:
-    """For large tf32/tf32x3 products on Hopper: B copied to K-major storage, else `p` unchanged."""
+def _with_k_major_b(p: _Problem, precision: str | None, *, copy: bool = True) -> _Problem:
+    """For large tf32/tf32x3 products on Hopper: B copied to K-major storage, else `p` unchanged.
+
+    copy=False (describing a plan): the K-major buffer is allocated but not filled.
+    """
     b3 = p.b3
     if (p.a3.dtype != torch.float32 or (precision or "tf32") == "ieee" or p.m < TF32_K_MAJOR_MIN_M
             or b3.stride(2) != 1 or b3.shape[2] == 1 or b3.shape[1] == 1
             or env.interpreting() or not env.is_hopper_or_newer(b3.device)):
         return p
     shared = b3.shape[0] > 1 and b3.stride(0) == 0  # one B broadcast over the batch: copy it once
-    k_major = transposed_copy(b3[:1] if shared else b3).transpose(1, 2)
+    source = b3[:1] if shared else b3
+    if copy:
+        k_major = transposed_copy(source).transpose(1, 2)
+    else:
+        k_major = source.new_empty(source.transpose(1, 2).shape).transpose(1, 2)
     return dataclasses.replace(p, b3=k_major.expand(b3.shape) if shared else k_major)
 
 
@@ -402,6 +408,7 @@ class _Replay:
     out_strides: tuple[int, ...]
     needs_scratch: bool  # in-kernel descriptors: the allocator must be set in this thread
     split_k: tuple | None = None  # split-K: (workspace shape, tile counters needed)
+    out_is_storage: bool = False  # storage_shape is the output's shape: return the buffer itself
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if self.needs_scratch:
@@ -420,18 +427,6 @@ class _Replay:
         if self.out_is_storage:  # the usual case: the output is the whole fresh buffer
             return storage
         return storage.as_strided(self.out_shape, self.out_strides)
-
-    @functools.cached_property
-    def out_is_storage(self) -> bool:
-        return self.out_shape == self.storage_shape and self.out_strides == _contiguous_strides(self.out_shape)
-
-
-def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
 
 
 _REPLAYS: dict[tuple, _Replay] = {}
@@ -517,8 +512,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     out = c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
     if key is not None and _replayable(p, a, b, c3, out):
         storage = c3._base if c3._base is not None else c3
-        _REPLAYS[key] = _Replay(compiled, grid, tail_args, a.device.index, tuple(storage.shape), out_dtype,
-                                tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent"), split_k)
+        # An output that is its whole buffer (no row padding) is allocated in its own shape: no view to make.
+        whole = out.is_contiguous() and out.numel() == storage.numel()
+        _REPLAYS[key] = _Replay(compiled, grid, tail_args, a.device.index,
+                                tuple(out.shape if whole else storage.shape), out_dtype, tuple(out.shape),
+                                out.stride(), plan.path in ("descriptor", "persistent"), split_k, out_is_storage=whole)
     return out
 
 
@@ -642,7 +640,7 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
                   config=None) -> dict:
     """The path and configuration `matmul` uses for these operands (after tuning, if it ran)."""
     _check(a, b, out_dtype, precision, path, config)
-    p = _with_k_major_b(_as_gemm(a, b), precision)
+    p = _with_k_major_b(_as_gemm(a, b), precision, copy=False)  # the layout matmul() gives B, not the values
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     described = plan.as_dict()
     if plan.path == "persistent":
