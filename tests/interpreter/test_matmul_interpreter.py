@@ -56,6 +56,21 @@ def test_transposed_operands(path, device, rng):
     assert_matches_reference(out, a, b, label=f"{path} transposed")
 
 
+@pytest.mark.parametrize("m,n,k,batch,dtype,align", [
+    (24, 40, 56, 1, torch.float16, 8),  # every size and row a multiple of 8 elements, not 16
+    (33, 60, 20, 1, torch.float16, 4),
+    (9, 6, 10, 3, torch.float16, 2),  # batched: the batch strides must be multiples too
+    (17, 12, 36, 2, torch.float32, 4),  # 16 bytes is 4 float32 elements
+])
+def test_pointer_path_with_proven_alignment(m, n, k, batch, dtype, align, device, rng):
+    # The kernel rewrites N, K and the strides as (x // ALIGN) * ALIGN: an ALIGN that does not divide them
+    # would drop the last columns or rows, and the comparison would catch it.
+    a = randn((batch, m, k), dtype, device, rng)
+    b = randn((batch, k, n), dtype, device, rng)
+    assert matmul_op.describe_plan(a, b, path="pointer")["align"] == align
+    assert_matches_reference(tilelab.matmul(a, b, path="pointer"), a, b, label=f"align {align}")
+
+
 def test_sliced_and_strided_views(device, rng):
     base_a = randn((40, 90), torch.float32, device, rng)
     base_b = randn((70, 60), torch.float32, device, rng)

@@ -185,11 +185,34 @@ def test_tf32_k_major_copy_only_where_it_pays(monkeypatch, precision, m, dtype):
 @pytest.mark.parametrize("a_shape,b_shape,b_transposed,expected", [
     ((512, 512), (512, 512), False, False),  # aligned rows: pointer loads vectorize
     ((512, 512), (512, 512), True, False),  # a column-major B with aligned columns, too
-    ((1000, 1000), (1000, 1000), False, True),  # 1000-element rows: not provably 16-aligned
-    ((64, 1000), (1000, 64), True, True),  # ... also when it is B's column stride
+    ((1000, 1000), (1000, 1000), False, False),  # 1000-element rows: pointer_align proves 16 bytes
+    ((1000, 1004), (1004, 1000), False, True),  # fp16 rows sharing only 4 elements: 8 bytes
+    ((64, 1000), (1000, 64), True, True),  # a column-major B: pointer_align cannot help
     ((1, 1000), (1000, 1), False, False),  # vectors have no row stride to speak of
 ])
 def test_rows_defeat_vector_loads_looks_at_the_row_stride(a_shape, b_shape, b_transposed, expected):
-    a = torch.empty(a_shape)
-    b = torch.empty(b_shape[::-1]).t() if b_transposed else torch.empty(b_shape)
+    a = torch.empty(a_shape, dtype=torch.float16)
+    b = torch.empty(b_shape[::-1], dtype=torch.float16).t() if b_transposed else torch.empty(b_shape,
+                                                                                             dtype=torch.float16)
     assert matmul_op._rows_defeat_vector_loads(a[None], b[None]) is expected
+
+
+@pytest.mark.parametrize("a_shape,b_shape,dtype,expected", [
+    ((1000, 1000), (1000, 1000), torch.float16, 8),  # one 16-byte vector of fp16
+    ((1000, 1000), (1000, 1000), torch.float32, 4),  # ... of fp32
+    ((64, 64), (64, 64), torch.float16, 1),  # multiples of 16: Triton proves that itself
+    ((1000, 1004), (1004, 1000), torch.float16, 4),
+    ((1000, 1001), (1001, 1000), torch.float16, 1),  # an odd K
+    ((3, 1000, 1000), (3, 1000, 1000), torch.float16, 8),
+])
+def test_pointer_align_is_the_largest_shared_power_of_two(a_shape, b_shape, dtype, expected):
+    a = torch.empty(a_shape, dtype=dtype).reshape(-1, *a_shape[-2:])
+    b = torch.empty(b_shape, dtype=dtype).reshape(-1, *b_shape[-2:])
+    assert matmul_op.pointer_align(a, b, b.shape[2], a.shape[2]) == expected
+
+
+def test_pointer_align_needs_row_major_operands_and_batch_strides():
+    a = torch.empty(1000, 1000, dtype=torch.float16)
+    assert matmul_op.pointer_align(a[None], a.t()[None], 1000, 1000) == 1  # B column-major
+    batch = torch.empty(2, 1000 * 1000 + 4, dtype=torch.float16)[:, 4:].reshape(2, 1000, 1000)
+    assert matmul_op.pointer_align(batch, batch, 1000, 1000) == 4  # batch stride 1000004

@@ -49,6 +49,7 @@ class MatmulPlan:
     a_layout: OperandLayout
     b_layout: OperandLayout
     element_size: int
+    align: int = 1  # pointer path: `pointer_align`
 
     def as_dict(self) -> dict:
         return {
@@ -56,6 +57,7 @@ class MatmulPlan:
             "config": self.config.as_dict() if self.config else None,
             "input_precision": self.input_precision,
             "offsets_64": self.offsets_64,
+            "align": self.align,
             "a_row_major": self.a_layout.row_major,
             "b_row_major": self.b_layout.row_major,
         }
@@ -131,9 +133,27 @@ def _descriptor_pays_off(device: torch.device, m: int, n: int, k: int) -> bool:
     return env.is_hopper_or_newer(device) and m * n * k >= DESCRIPTOR_MIN_WORK
 
 
+VECTOR_BYTES = 16  # the widest load or store one thread issues
+
+
+def pointer_align(a3: torch.Tensor, b3: torch.Tensor, n: int, k: int) -> int:
+    """ALIGN for `matmul_pointer_kernel`: a power of two, at most one 16-byte vector of elements, dividing N, K
+    and every row and batch stride of row-major A and B (C is allocated to match). 1 when nothing can be
+    proved, or when Triton proves it by itself (values that are multiples of 16 are specialized as such)."""
+    if a3.stride(2) != 1 or b3.stride(2) != 1:
+        return 1
+    common = math.gcd(n, k, a3.stride(1), b3.stride(1), _batch_stride(a3), _batch_stride(b3))
+    if common % 16 == 0:
+        return 1
+    return math.gcd(common, VECTOR_BYTES // a3.element_size())
+
+
 def _rows_defeat_vector_loads(a3: torch.Tensor, b3: torch.Tensor) -> bool:
-    """Triton vectorizes pointer loads only when it can prove row strides are multiples of 16 elements
-    (1000x1000 in fp16 measured at a quarter of the descriptor path's rate on the H200)."""
+    """Triton vectorizes pointer loads only when it can prove row strides are multiples of 16 elements, or
+    `pointer_align` proves whole 16-byte vectors (1000x1000 in fp16 without that measured at a quarter of
+    the descriptor path's rate on the H200)."""
+    if pointer_align(a3, b3, b3.shape[2], a3.shape[2]) * a3.element_size() >= VECTOR_BYTES:
+        return False
     return any(max(x.stride(1), x.stride(2)) % 16 for x in (a3, b3)
                if min(x.stride(1), x.stride(2)) == 1 and x.shape[1] > 1 and x.shape[2] > 1)
 
@@ -194,7 +214,8 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         raise contracts.ShapeError(f"path='splitk' is for small M*N (its workspace offsets are 32-bit); got "
                                    f"M={m}, N={n}")
     offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, batch)
-    return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size())
+    align = pointer_align(a3, b3, n, k) if path == "pointer" else 1
+    return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size(), align)
 
 
 # -- launching -----------------------------------------------------------------------------------
@@ -231,7 +252,7 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
             _batch_stride(a3), a3.stride(1), a3.stride(2),
             _batch_stride(b3), b3.stride(1), b3.stride(2),
             c3.stride(0), c3.stride(1), c3.stride(2),
-            *tiles, plan.offsets_64,
+            *tiles, plan.offsets_64, plan.align,
         )
     a_l, b_l = plan.a_layout, plan.b_layout
     return (
@@ -691,6 +712,7 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
                 "stride_cb": "i32", "stride_cm": "i32", "stride_cn": "i32"}
         unit = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1}
         meta["OFFSETS_64"] = False
+        meta["ALIGN"] = 1
     else:
         kernel = matmul_descriptor_kernel
         ints = {"M": "i32", "N": "i32", "K": "i32", "stride_ab": "i32", "stride_a_row": "i32",
