@@ -53,6 +53,31 @@ def main() -> None:
     a = torch.randn(127, 65, device="cuda", dtype=torch.float16)
     b = torch.randn(65, 255, device="cuda", dtype=torch.float16)
     tilelab.matmul(a, b)
+    # The pieces of one replayed call, each alone (CPU time: nothing here waits for the GPU).
+    from tilelab.ops import matmul as matmul_op
+
+    key = matmul_op._replay_key(a, b, None, None, None, None)
+    replay = matmul_op._REPLAYS[key]
+    device = a.device
+    pieces = {
+        "replay key": lambda: matmul_op._replay_key(a, b, None, None, None, None),
+        "launch hooks check": matmul_op._no_launch_hooks,
+        "torch.empty(device=)": lambda: torch.empty((127, 255), dtype=torch.float16, device=device),
+        "a.new_empty": lambda: a.new_empty((127, 255)),
+        "replay (empty + launch)": lambda: replay(a, b),
+        "tilelab.matmul": lambda: tilelab.matmul(a, b),
+        "torch.mm": lambda: torch.mm(a, b),
+    }
+    for name, fn in pieces.items():
+        for _ in range(200):
+            fn()
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(2000):
+            fn()
+        cpu_us = (time.perf_counter() - start) / 2000 * 1e6
+        torch.cuda.synchronize()
+        print(f"  {name:24s} {cpu_us:6.2f} us CPU per call", flush=True)
     profile = cProfile.Profile()
     profile.enable()
     for _ in range(2000):

@@ -109,8 +109,10 @@ class TuningCache:
         self._lock = threading.Lock()
         self._entries: dict[str, dict] = self._load(self.path)
         self._shipped: dict[str, dict] = {}
-        for table in Path(__file__).with_name("tuned").glob("*.json"):
-            self._shipped.update(self._load(table))
+        # TILELAB_SHIPPED_TUNING=0 ignores the shipped tables: re-tuning a shape they already cover.
+        if os.environ.get("TILELAB_SHIPPED_TUNING", "1") != "0":
+            for table in Path(__file__).with_name("tuned").glob("*.json"):
+                self._shipped.update(self._load(table))
 
     @staticmethod
     def _load(path: Path) -> dict:

@@ -165,3 +165,18 @@ def test_tf32_copies_a_row_major_b_to_k_major(rng):
     for precision in ("tf32", "tf32x3"):
         assert_matches_reference(tilelab.matmul(a, b, precision=precision), a, b, precision=precision,
                                  label=precision)
+
+
+@pytest.mark.parametrize("b_shape", [(2048, 768), (3, 2048, 768)])
+def test_tf32_replay_copies_the_new_b(b_shape, rng, monkeypatch):
+    """A replayed tf32 call re-runs the K-major copy of B: a stale copy would multiply by the first call's B."""
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+    a1, a2 = (randn((3, 1024, 2048), torch.float32, "cuda", rng) for _ in range(2))
+    b1, b2 = (randn(b_shape, torch.float32, "cuda", rng) for _ in range(2))
+    first = tilelab.matmul(a1, b1)
+    (replay,) = matmul_op._REPLAYS.values()
+    assert replay.b_copy is not None
+    torch.full((1 << 24,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
+    second = tilelab.matmul(a2, b2)
+    assert_matches_reference(first, a1, b1, precision="tf32", label="first call")
+    assert_matches_reference(second, a2, b2, precision="tf32", label="replayed call")

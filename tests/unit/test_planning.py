@@ -67,6 +67,14 @@ def test_tuning_cache_round_trip(tmp_path):
     assert tuning.TuningCache(path).get("missing") is None
 
 
+def test_shipped_table_can_be_switched_off(monkeypatch, tmp_path):
+    shipped = tuning.TuningCache(tmp_path / "a.json")._shipped
+    key = next(iter(shipped))  # any entry of the H200 table
+    assert tuning.TuningCache(tmp_path / "b.json").get(key) is not None
+    monkeypatch.setenv("TILELAB_SHIPPED_TUNING", "0")
+    assert tuning.TuningCache(tmp_path / "c.json").get(key) is None
+
+
 def test_choose_uses_first_candidate_on_interpreter(monkeypatch, tmp_path):
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "t.json"))

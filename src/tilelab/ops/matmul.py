@@ -7,6 +7,7 @@ does little more than allocate the output and launch.
 """
 
 import dataclasses
+import functools
 import math
 
 import torch
@@ -348,6 +349,9 @@ class _Problem:
     k: int
     batch: int
     out_shape: list[int]
+    # b3 is a K-major copy of the caller's B: (the source's data_ptr, compiled, grid, arguments) of the
+    # single transpose launch that made it, for replays; None when b3 is the caller's own memory.
+    b_copy: tuple | None = None
 
 
 def _as_gemm(a: torch.Tensor, b: torch.Tensor) -> _Problem:
@@ -391,11 +395,14 @@ def _with_k_major_b(p: _Problem, precision: str | None, *, copy: bool = True) ->
         return p
     shared = b3.shape[0] > 1 and b3.stride(0) == 0  # one B broadcast over the batch: copy it once
     source = b3[:1] if shared else b3
+    launch = None
     if copy:
-        k_major = transposed_copy(source).transpose(1, 2)
+        k_major, launch = _transposed_copy(source)
+        k_major = k_major.transpose(1, 2)
     else:
         k_major = source.new_empty(source.transpose(1, 2).shape).transpose(1, 2)
-    return dataclasses.replace(p, b3=k_major.expand(b3.shape) if shared else k_major)
+    return dataclasses.replace(p, b3=k_major.expand(b3.shape) if shared else k_major,
+                               b_copy=(source.data_ptr(), *launch) if launch else None)
 
 
 TRANSPOSE_BLOCK = 64
@@ -403,26 +410,57 @@ TRANSPOSE_BLOCK = 64
 
 def transposed_copy(x: torch.Tensor) -> torch.Tensor:
     """A contiguous [batch, C, R] copy of a [batch, R, C] tensor (`transpose_kernel`: both sides coalesced)."""
+    return _transposed_copy(x)[0]
+
+
+def _transposed_copy(x: torch.Tensor):
+    """transposed_copy's result, and (compiled, grid, arguments) of its launch if it took a single one."""
     from tilelab.kernels.transpose import transpose_kernel
 
     batch, rows, cols = x.shape
     out = torch.empty((batch, cols, rows), dtype=x.dtype, device=x.device)
+    launches = []
     for start in range(0, batch, MAX_GRID_Y):
         src, dst = x[start:start + MAX_GRID_Y], out[start:start + MAX_GRID_Y]
         grid = (triton.cdiv(rows, TRANSPOSE_BLOCK), triton.cdiv(cols, TRANSPOSE_BLOCK), src.shape[0])
-        transpose_kernel[grid](src, dst, rows, cols, *src.stride(), *dst.stride(),
-                               BLOCK_R=TRANSPOSE_BLOCK, BLOCK_C=TRANSPOSE_BLOCK, num_warps=4)
-    return out
+        args = (src, dst, rows, cols, *src.stride(), *dst.stride(), TRANSPOSE_BLOCK, TRANSPOSE_BLOCK)
+        launches.append((transpose_kernel[grid](*args, num_warps=4), grid, args))
+    return out, (launches[0] if len(launches) == 1 else None)
+
+
+@functools.cache
+def _stream_getter():
+    """Triton's current-stream function (torch's raw stream getter), looked up once."""
+    return triton.runtime.driver.active.get_current_stream
+
+
+def bind_launch(compiled, grid: tuple[int, int, int], tail_args: tuple):
+    """A function (stream, *pointers) that relaunches `compiled` with new pointers and the same other arguments.
+
+    This is `CompiledKernel.run` without Triton's binder; a kernel that needs no global or profiling scratch
+    skips Triton 3.6's Python launcher wrapper too (it only allocates those) and calls the C launcher.
+    """
+    run = compiled.run
+    head = (compiled.packed_metadata, None, None, None)  # launch metadata, enter and exit hooks: none
+    direct = getattr(run, "launch", None)
+    if direct is not None and not run.global_scratch_size and not run.profile_scratch_size:
+        fixed = (run.launch_cooperative_grid, run.launch_pdl, None, None)  # ..., global and profile scratch
+
+        def launch(stream, *pointers):
+            direct(*grid, stream, compiled.function, *fixed, *head, *pointers, *tail_args)
+    else:
+        def launch(stream, *pointers):
+            run(*grid, stream, compiled.function, *head, *pointers, *tail_args)
+    return launch
 
 
 @dataclasses.dataclass(frozen=True)
 class _Replay:
     """A launch recorded for one operand signature: replaying it skips checks, planning and Triton's binder."""
 
-    compiled: object  # triton CompiledKernel
-    grid: tuple[int, int, int]
-    tail_args: tuple  # kernel arguments after the three pointers
+    launch: object  # bind_launch(...) of the matmul kernel
     device_index: int
+    device: torch.device
     storage_shape: tuple[int, ...]
     out_dtype: torch.dtype
     out_shape: tuple[int, ...]
@@ -430,31 +468,34 @@ class _Replay:
     needs_scratch: bool  # in-kernel descriptors: the allocator must be set in this thread
     split_k: tuple | None = None  # split-K: (workspace shape, tile counters needed)
     out_is_storage: bool = False  # storage_shape is the output's shape: return the buffer itself
+    b_copy: tuple | None = None  # tf32 K-major B: (bind_launch of the transpose, the copy's shape)
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if self.needs_scratch:
             _ensure_descriptor_scratch()
-        storage = torch.empty(self.storage_shape, dtype=self.out_dtype, device=a.device)
-        buffers = ()
-        if self.split_k is not None:
+        stream = _stream_getter()(self.device_index)
+        b_ptr = b.data_ptr()
+        if self.b_copy is not None:
+            copy, copy_shape = self.b_copy
+            b_k_major = torch.empty(copy_shape, dtype=b.dtype, device=self.device)
+            copy(stream, b_ptr, b_k_major.data_ptr())
+            b_ptr = b_k_major.data_ptr()
+        storage = torch.empty(self.storage_shape, dtype=self.out_dtype, device=self.device)
+        if self.split_k is None:
+            self.launch(stream, a.data_ptr(), b_ptr, storage.data_ptr())
+        else:
             from tilelab.ops import matmul_hopper
 
             workspace_shape, counters = self.split_k
-            workspace = torch.empty(workspace_shape, dtype=torch.float32, device=a.device)
-            buffers = (workspace.data_ptr(), matmul_hopper.split_k_counters(a.device, counters).data_ptr())
-        k = self.compiled
-        k.run(*self.grid, _current_stream(self.device_index), k.function, k.packed_metadata, None, None, None,
-              a.data_ptr(), b.data_ptr(), storage.data_ptr(), *buffers, *self.tail_args)
+            workspace = torch.empty(workspace_shape, dtype=torch.float32, device=self.device)
+            self.launch(stream, a.data_ptr(), b_ptr, storage.data_ptr(), workspace.data_ptr(),
+                        matmul_hopper.split_k_counters(self.device, counters).data_ptr())
         if self.out_is_storage:  # the usual case: the output is the whole fresh buffer
             return storage
         return storage.as_strided(self.out_shape, self.out_strides)
 
 
 _REPLAYS: dict[tuple, _Replay] = {}
-
-
-def _current_stream(device_index: int) -> int:
-    return triton.runtime.driver.active.get_current_stream(device_index)
 
 
 def _no_launch_hooks() -> bool:
@@ -465,15 +506,15 @@ def _no_launch_hooks() -> bool:
 
 
 def _replay_key(a, b, out_dtype, precision, path, config) -> tuple | None:
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)) or a.device.type != "cuda":
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_cuda):
         return None
     if not (config is None or isinstance(config, (str, Config))):
         return None  # unhashable or wrong: let the contract check report it
     if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
         return None  # autograd goes through the custom op
     # Alignment is part of the key: Triton specializes pointers on 16-byte divisibility.
-    return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, a.data_ptr() % 16,
-            b.data_ptr() % 16, out_dtype, precision, path, config)
+    return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(), b.get_device(),
+            a.data_ptr() % 16, b.data_ptr() % 16, out_dtype, precision, path, config)
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = None,
@@ -535,9 +576,14 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         storage = c3._base if c3._base is not None else c3
         # An output that is its whole buffer (no row padding) is allocated in its own shape: no view to make.
         whole = out.is_contiguous() and out.numel() == storage.numel()
-        _REPLAYS[key] = _Replay(compiled, grid, tail_args, a.device.index,
+        b_copy = None
+        if p.b_copy is not None:
+            _, copy_kernel, copy_grid, copy_args = p.b_copy
+            b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
+        _REPLAYS[key] = _Replay(bind_launch(compiled, grid, tail_args), a.get_device(), a.device,
                                 tuple(out.shape if whole else storage.shape), out_dtype, tuple(out.shape),
-                                out.stride(), plan.path in ("descriptor", "persistent"), split_k, out_is_storage=whole)
+                                out.stride(), plan.path in ("descriptor", "persistent"), split_k,
+                                out_is_storage=whole, b_copy=b_copy)
     return out
 
 
@@ -625,10 +671,12 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
 
 
 def _replayable(p: _Problem, a, b, c3, out) -> bool:
-    """One launch over the caller's own memory (no copies), into a fresh buffer we can re-create."""
+    """One launch over the caller's own memory (B possibly through one K-major copy of it), into a fresh buffer
+    we can re-create."""
+    b_source = p.b3.data_ptr() if p.b_copy is None else p.b_copy[0]
     return (
         p.a3.data_ptr() == a.data_ptr()
-        and p.b3.data_ptr() == b.data_ptr()
+        and b_source == b.data_ptr()
         and c3.shape[0] <= MAX_GRID_Y
         and out.data_ptr() == c3.data_ptr()
         and not env.interpreting()
