@@ -23,6 +23,7 @@ _LAZY = {
     "matmul": ("tilelab.ops.matmul", "matmul"),
     "scaled_matmul": ("tilelab.ops.scaled_matmul", "scaled_matmul"),
     "pretune": ("tilelab.ops.matmul", "pretune"),
+    "pretune_scaled": ("tilelab.ops.scaled_matmul", "pretune_scaled"),
     "Config": ("tilelab.tuning", "Config"),
 }
 
@@ -36,6 +37,7 @@ __all__ = [
     "ShapeError",
     "matmul",
     "pretune",
+    "pretune_scaled",
     "scaled_matmul",
 ]
 

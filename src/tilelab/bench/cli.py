@@ -74,8 +74,9 @@ def run_parser() -> argparse.ArgumentParser:
                         help="result JSON (default: results/local/kernel-bench-<op>-<dtype>-<time>.json)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--tune", action="store_true",
-                        help="pre-tune tilelab.matmul for the sweep's matmul shapes first, the persistent path "
-                             "included (winners go to the tuning cache, so later runs and processes reuse them)")
+                        help="pre-tune tilelab.matmul (the persistent path included) and scaled_matmul (fast and "
+                             "promoted accumulation) for the sweep's shapes first (winners go to the tuning cache, "
+                             "so later runs and processes reuse them)")
     return parser
 
 
@@ -242,15 +243,20 @@ def bench_command(argv: list[str]) -> int:
 
 
 def _pretune(cases, precision: str | None, device) -> list[dict]:
-    """Tune each matmul case's shape and dtype before anything is timed (`tilelab.ops.matmul.pretune`)."""
+    """Tune each case's shape before anything is timed: matmul cases per dtype (`tilelab.ops.matmul.pretune`),
+    scaled_matmul cases for the bench's output dtype and both accumulations (`pretune_scaled`)."""
     import torch
 
+    from tilelab.bench.op_scaled_matmul import OUT_DTYPE as FP8_OUT_DTYPE
     from tilelab.ops.matmul import pretune
+    from tilelab.ops.scaled_matmul import pretune_scaled
 
     tuned = []
     for case in cases:
         if case.op.name == "matmul":
             tuned += pretune([case.shape], (getattr(torch, case.dtype),), precision=precision, device=device)
+        elif case.op.name == "scaled_matmul":
+            tuned += pretune_scaled([case.shape], out_dtype=FP8_OUT_DTYPE, device=device)
     return tuned
 
 

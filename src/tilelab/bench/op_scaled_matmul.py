@@ -102,7 +102,7 @@ def _tilelab_variant(name: str, fast_accum: bool, description: str, config=None,
             raise
 
     def plan(a, b, scale_a, scale_b):
-        chosen = config or op.default_config(a.shape[0], b.shape[1], OUT_DTYPE, a.device)
+        chosen = config or op.choose_config(a.device, OUT_DTYPE, a.shape[0], b.shape[1], a.shape[1], fast_accum)
         return {"library": "tilelab", "function": "tilelab.ops.scaled_matmul.scaled_matmul", "path": "persistent",
                 "use_fast_accum": fast_accum, "out_dtype": "bfloat16", "config": chosen.as_dict()}
 

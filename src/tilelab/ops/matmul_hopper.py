@@ -118,14 +118,16 @@ PERSISTENT_CANDIDATES: tuple[HopperConfig, ...] = (
 SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
     HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages, epilogue_subtile=False, split_k=s)
     for bm, bn, bk, stages, warps in ((16, 64, 128, 4, 4), (32, 64, 128, 4, 4), (64, 64, 64, 4, 4),
-                                      (64, 128, 64, 4, 4), (128, 128, 64, 3, 8))
+                                      (64, 128, 64, 4, 4), (128, 128, 64, 3, 8),
+                                      # Added 2026-11-29 for M=128: all rows in one tile, so B is read once.
+                                      (128, 64, 128, 4, 4), (128, 256, 64, 3, 8))
     for s in (1, 2, 4, 8)
 )
 
 # fp8 (1-byte inputs): the K step doubles to 128 so each stage moves as many bytes as fp16's 64.
 # Measured on the H200 at 8192^3 (bf16 out, fast accumulation): 128x256x128 with 4 stages 1381 TFLOP/s
 # (1.09x torch._scaled_mm), 3 stages 1304, 128x128x128 1204. A float32 output does not fit 4 stages:
-# `prune` falls back to 3.
+# `prune` falls back to 3. The first candidate is what an untuned call gets (`scaled_matmul`).
 FP8_CANDIDATES: tuple[HopperConfig, ...] = (
     _c(128, 256, 128, 8, 4),
     _c(128, 256, 128, 8, 3),
@@ -133,6 +135,15 @@ FP8_CANDIDATES: tuple[HopperConfig, ...] = (
     _c(128, 128, 128, 4, 4),
     _c(64, 128, 128, 4, 4),
     _c(64, 64, 128, 4, 4),
+    # Not yet measured, for the tuner (`pretune_scaled`, `kernel-bench --op scaled_matmul --tune`): one
+    # whole-tile TMA store instead of two halves, wider GROUP_M (more L2 reuse of B at 8192^3), tall
+    # tiles, a deeper 128x128 pipeline. No warp-specialized variant: the fp8 kernel has no such switch,
+    # and `warp_specialize_compiles` rejects 1-byte inputs.
+    _c(128, 256, 128, 8, 3, epilogue_subtile=False),
+    _c(128, 256, 128, 8, 4, group_m=16),
+    _c(128, 256, 128, 8, 3, group_m=16),
+    _c(256, 128, 128, 8, 3),
+    _c(128, 128, 128, 8, 5),
 )
 
 

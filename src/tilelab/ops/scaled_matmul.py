@@ -4,12 +4,16 @@ Contract check -> config -> launch of `kernels/matmul_fp8.py`'s persistent
 TMA kernel. Layouts as torch._scaled_mm wants them and as Hopper's fp8
 wgmma reads them: A [M, K] row-major, B [K, N] column-major (its transpose,
 [N, K], is row-major: "K-major"). Nothing is copied or transposed here.
+
+The config is the caller's, else a tuned winner for the problem (the
+shipped H200 table or the disk cache, see `tilelab.tuning`), else the first
+candidate that fits; only `pretune_scaled` measures.
 """
 
 import torch
 import triton
 
-from tilelab import contracts
+from tilelab import contracts, env, tuning
 from tilelab.ops.matmul import TMA_ALIGN, _ensure_descriptor_scratch, padded_row_stride
 from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, device_sms, prune
 
@@ -71,10 +75,28 @@ def _row_stride(stride: int, rows: int, k: int) -> int:
     return stride if rows > 1 else padded_row_stride(k, 1)
 
 
-def default_config(m: int, n: int, out_dtype: torch.dtype, device: torch.device) -> HopperConfig:
-    if device.type != "cuda":
+def candidates(m: int, n: int, out_dtype: torch.dtype) -> list[HopperConfig]:
+    """The fp8 configs that fit this problem and output dtype, the untuned default first."""
+    return prune(FP8_CANDIDATES, m, n, 1, torch.finfo(out_dtype).bits // 8)
+
+
+def tuning_key(device: torch.device, out_dtype: torch.dtype, m: int, n: int, k: int, fast_accum: bool) -> str:
+    """The tuning-cache key, shaped like `ops.matmul._tuning_key`'s: GPU | path | in dtype | out dtype |
+    precision | layout | shape bucket. Fast and promoted accumulation tune apart (different kernels, and
+    promotion needs more registers); the layout is always A row-major, B K-major ("abt")."""
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return "|".join((env.gpu_name(index), "fp8", "float8_e4m3fn", str(out_dtype).removeprefix("torch."),
+                     "fast" if fast_accum else "promoted", "abt", tuning.shape_bucket(m, n, k)))
+
+
+def choose_config(device: torch.device, out_dtype: torch.dtype, m: int, n: int, k: int, fast_accum: bool,
+                  launch=None, *, measure: bool = False) -> HopperConfig:
+    """A known winner for this problem, else (measure=False) the first candidate without timing anything,
+    or (measure=True) the fastest candidate, timed now with `launch(config)` and remembered."""
+    if device.type != "cuda" or env.interpreting():
         return INTERPRETER_CONFIG
-    return prune(FP8_CANDIDATES, m, n, 1, torch.finfo(out_dtype).bits // 8)[0]
+    return tuning.choose(tuning_key(device, out_dtype, m, n, k, fast_accum), candidates(m, n, out_dtype), launch,
+                         config_type=HopperConfig, measure=measure)
 
 
 def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor, *,
@@ -90,7 +112,9 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
     of K (faster, less accurate for long K). See `kernels/matmul_fp8.py`.
 
     The result is [M, N]; its rows may be padded to 16 bytes (a view of a
-    wider buffer), as TMA stores need.
+    wider buffer), as TMA stores need. `config=None` takes a tuned winner if
+    one is known for the problem, else the first fitting candidate; nothing
+    is timed here (`pretune_scaled` does that).
     """
     _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum)
     m, k = a.shape
@@ -100,9 +124,42 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
         return c
     if k == 0:
         return c.zero_()
-    config = config or default_config(m, n, out_dtype, a.device)
+    config = config or choose_config(a.device, out_dtype, m, n, k, use_fast_accum)
     launch_scaled(a, b.t(), c, scale_a, scale_b, m, n, k, config, use_fast_accum, device_sms(a.device))
     return c
+
+
+def pretune_scaled(shapes, out_dtype: torch.dtype = torch.bfloat16, use_fast_accum=(True, False),
+                   device="cuda") -> list[dict]:
+    """Measure the fp8 candidates for every (M, N, K) in `shapes` and accumulation mode now, so later
+    `scaled_matmul` calls (and later processes, through the disk cache) use the winners.
+
+    Returns one record per tuned (shape, accumulation), as `tilelab.pretune` does; shapes the op would
+    refuse (K not a multiple of 16) or with nothing to compute are skipped.
+    """
+    tuned = []
+    for m, n, k in shapes:
+        if 0 in (m, n, k):
+            continue
+        a = torch.randn(m, k, device=device).to(INPUT_DTYPE)
+        b = torch.randn(n, k, device=device).to(INPUT_DTYPE).t()  # K-major, as the op wants it
+        one = torch.ones((), device=device)
+        try:
+            _check(a, b, one, one, out_dtype, True)
+        except contracts.AlignmentError:
+            continue
+        c = _allocate_output(m, n, out_dtype, a.device)
+        sms = device_sms(a.device)
+        for fast in use_fast_accum:
+            config = choose_config(
+                a.device, out_dtype, m, n, k, fast,
+                lambda cfg: launch_scaled(a, b.t(), c, one, one, m, n, k, cfg, fast, sms),  # noqa: B023 (called now)
+                measure=True,
+            )
+            tuned.append({"shape": [m, n, k], "dtype": "float8_e4m3fn",
+                          "out_dtype": str(out_dtype).removeprefix("torch."), "path": "fp8",
+                          "use_fast_accum": fast, "config": config.as_dict()})
+    return tuned
 
 
 def _allocate_output(m: int, n: int, out_dtype: torch.dtype, device: torch.device) -> torch.Tensor:
