@@ -183,31 +183,6 @@ def test_split_k_configs_and_counters_left_at_zero(split_k, device, rng):
     assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values())
 
 
-@pytest.mark.parametrize("split_k", [1, 3])
-@pytest.mark.parametrize("b_transposed", [False, True])
-def test_split_k_through_tensor_descriptors(split_k, b_transposed, device, rng):
-    from tilelab.ops import matmul_hopper
-
-    a = randn((20, 200), torch.float16, device, rng)
-    b = randn((72, 200), torch.float16, device, rng).t() if b_transposed else randn((200, 72), torch.float16,
-                                                                                    device, rng)
-    config = matmul_hopper.HopperConfig(16, 32, 32, group_m=2, num_warps=4, num_stages=1, split_k=split_k,
-                                        tma=True)
-    for _ in range(2):
-        assert_matches_reference(tilelab.matmul(a, b, path="splitk", config=config), a, b, label=f"tma {split_k}")
-    assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values())
-
-
-def test_split_k_through_descriptors_needs_tma_aligned_operands(device, rng):
-    from tilelab.ops import matmul_hopper
-
-    a = randn((20, 200), torch.float16, device, rng)
-    b = randn((200, 70), torch.float16, device, rng)  # 140-byte rows
-    config = matmul_hopper.HopperConfig(16, 32, 32, num_warps=4, num_stages=1, split_k=2, tma=True)
-    with pytest.raises(tilelab.AlignmentError, match="tma=True"):
-        tilelab.matmul(a, b, path="splitk", config=config)
-
-
 def test_split_k_is_refused_for_huge_outputs(device):
     a = torch.ones((1 << 16, 1), device=device).expand(1 << 16, 4)
     b = torch.ones((1, 1 << 15), device=device).expand(4, 1 << 15)

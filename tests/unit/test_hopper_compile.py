@@ -113,8 +113,6 @@ SPLIT_SAMPLE = [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 4, 6, 11, 19)]  # ever
 SPLIT_JOBS = [(c, dt, _job("splitk", c, dt)) for c in SPLIT_SAMPLE for dt in (torch.float16, torch.bfloat16)]
 SPLIT_DESCRIPTOR_JOBS = [(c, b_k_major, _job("splitk_descriptor", c, b_k_major=b_k_major))
                          for c in SPLIT_SAMPLE[2:] for b_k_major in (False, True)]
-SPLIT_DESCRIPTOR_JOBS += [(c, False, _job("splitk_descriptor", c))  # the tuner's TMA tiles, split 2
-                          for c in hopper.SPLIT_K_CANDIDATES if c.tma and c.split_k == 2]
 FP8_JOBS = [(cfg, od, fast, _job("fp8", cfg, torch.float8_e4m3fn, out_dtype=od, fast_accum=fast))
             for od in (torch.bfloat16, torch.float16, torch.float32) for fast in (True, False)
             for cfg in [hopper.prune(hopper.FP8_CANDIDATES, 8192, 8192, 1, SIZE[od])[0]]]

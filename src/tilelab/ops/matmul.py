@@ -553,18 +553,15 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
     split_k = None
-    needs_scratch = plan.path in ("descriptor", "persistent")  # descriptors built inside the kernel
     if plan.path == "persistent":
         compiled, grid, args = _launch_persistent(plan, p, c3)
         tail_args = args[3:]
     elif plan.path == "splitk":
         from tilelab.ops import matmul_hopper
 
-        chosen = split_k_config(plan, p, c3)
         workspace, compiled, grid, args = matmul_hopper._launch_split_k(
-            p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, chosen, **_split_k_layouts(plan, chosen))
+            p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, split_k_config(plan, p, c3))
         split_k = (tuple(workspace.shape), grid[0] * grid[2])
-        needs_scratch = chosen.tma
         tail_args = args[5:]  # after a, b, c, workspace, counters
     else:
         chosen = plan.config or tuning.choose(
@@ -585,7 +582,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
         _REPLAYS[key] = _Replay(bind_launch(compiled, grid, tail_args), a.get_device(), a.device,
                                 tuple(out.shape if whole else storage.shape), out_dtype, tuple(out.shape),
-                                out.stride(), needs_scratch, split_k,
+                                out.stride(), plan.path in ("descriptor", "persistent"), split_k,
                                 out_is_storage=whole, b_copy=b_copy)
     return out
 
@@ -594,35 +591,17 @@ def split_k_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
     """The caller's tiles (and split) if given, else the tuned split-K configuration for this problem."""
     from tilelab.ops import matmul_hopper
 
-    tma_ok = plan.a_layout.tma_ok and plan.b_layout.tma_ok
     if plan.config is not None:
-        config = matmul_hopper.HopperConfig(**plan.config.as_dict())
-        if config.tma and not tma_ok:
-            raise contracts.AlignmentError(
-                "a split-K config with tma=True needs both operands TMA-readable (a unit stride in one of the "
-                "last two dimensions, 16-byte aligned data pointer and row and batch strides); use tma=False"
-            )
-        return config
+        return matmul_hopper.HopperConfig(**plan.config.as_dict())
     candidates = [c for c in matmul_hopper.prune(matmul_hopper.SPLIT_K_CANDIDATES, p.m, p.n, plan.element_size, 0)
-                  if c.split_k * p.m * p.n < INT32_LIMIT and c.split_k <= triton.cdiv(p.k, c.block_k)
-                  and (tma_ok or not c.tma)]
+                  if c.split_k * p.m * p.n < INT32_LIMIT and c.split_k <= triton.cdiv(p.k, c.block_k)]
     if not candidates:  # no split fits in 32-bit workspace offsets
         candidates = [dataclasses.replace(matmul_hopper.SPLIT_K_CANDIDATES[0], split_k=1)]
-    chosen = tuning.choose(
+    return tuning.choose(
         _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
-        lambda cfg: matmul_hopper.launch_split_k(p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, cfg,
-                                                 **_split_k_layouts(plan, cfg)),
+        lambda cfg: matmul_hopper.launch_split_k(p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, cfg),
         config_type=matmul_hopper.HopperConfig,
     )
-    # A remembered TMA winner for a problem (same key) whose operands TMA cannot read: the pointer kernel.
-    return chosen if tma_ok or not chosen.tma else dataclasses.replace(chosen, tma=False)
-
-
-def _split_k_layouts(plan: MatmulPlan, config) -> dict:
-    """launch_split_k's layout arguments: given (so it reads through descriptors) only for a TMA config."""
-    if getattr(config, "tma", False):
-        return {"a_layout": plan.a_layout, "b_layout": plan.b_layout}
-    return {}
 
 
 def persistent_candidates(plan: MatmulPlan, m: int, n: int, out_element_size: int) -> list:

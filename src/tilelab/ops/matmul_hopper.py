@@ -42,7 +42,6 @@ class HopperConfig(Config):
     warp_specialize: bool = False  # persistent kernel only; see `warp_specialize_compiles`
     flatten: bool = False  # persistent kernel only: fuse the tile and K loops into one pipelined loop
     split_k: int = 1  # split-K kernel only: number of K slices
-    tma: bool = False  # split-K kernel only: read A and B through tensor descriptors (TMA), not pointers
 
     def label(self) -> str:
         flags = "".join((
@@ -50,7 +49,6 @@ class HopperConfig(Config):
             "-ws" if self.warp_specialize else "",
             "-flat" if self.flatten else "",
             f"-sk{self.split_k}" if self.split_k > 1 else "",
-            "-tma" if self.tma else "",
         ))
         return super().label() + flags
 
@@ -118,16 +116,11 @@ PERSISTENT_CANDIDATES: tuple[HopperConfig, ...] = (
 # Split-K for skinny problems (M of 16..256 with a long K): short tiles, long K steps, 1-8 slices (1: no
 # split, the plain kernel, so the tuner can also decide against splitting).
 SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
-    HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages, epilogue_subtile=False, split_k=s, tma=tma)
-    for bm, bn, bk, stages, warps, tma in (
-        (16, 64, 128, 4, 4, False), (32, 64, 128, 4, 4, False), (64, 64, 64, 4, 4, False),
-        (64, 128, 64, 4, 4, False), (128, 128, 64, 3, 8, False),
-        # Added 2026-11-29 for M=128: all rows in one tile, so B is read once.
-        (128, 64, 128, 4, 4, False), (128, 256, 64, 3, 8, False),
-        # The same kernel reading through tensor descriptors (TMA): no address arithmetic in registers,
-        # which the pointer kernel's larger tiles measured slow with (results/h200-retune.log).
-        (64, 128, 64, 4, 4, True), (128, 64, 128, 4, 4, True), (128, 128, 64, 3, 8, True),
-        (128, 256, 64, 3, 8, True))
+    HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages, epilogue_subtile=False, split_k=s)
+    for bm, bn, bk, stages, warps in ((16, 64, 128, 4, 4), (32, 64, 128, 4, 4), (64, 64, 64, 4, 4),
+                                      (64, 128, 64, 4, 4), (128, 128, 64, 3, 8),
+                                      # Added 2026-11-29 for M=128: all rows in one tile, so B is read once.
+                                      (128, 64, 128, 4, 4), (128, 256, 64, 3, 8))
     for s in (1, 2, 4, 8)
 )
 
