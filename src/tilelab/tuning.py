@@ -71,6 +71,9 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     Config(32, 64, 128, 8, num_warps=4, num_stages=4),
     Config(16, 64, 128, 8, num_warps=4, num_stages=4),
     Config(16, 128, 128, 8, num_warps=4, num_stages=3),
+    # Added 2026-11-29: twice the bytes per K step, for mid-sized problems whose few K steps are latency-bound.
+    Config(64, 128, 128, 8, num_warps=4, num_stages=3),
+    Config(128, 128, 128, 8, num_warps=8, num_stages=3),
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)

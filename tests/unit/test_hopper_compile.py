@@ -109,7 +109,7 @@ WS_SUBTILED = HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_sub
 WS_SUBTILED_JOB = _job("persistent", WS_SUBTILED)
 WS_FP32 = _fp32(HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_subtile=False, warp_specialize=True))
 WS_FP32_JOB = _job("persistent", WS_FP32, torch.float32)
-SPLIT_SAMPLE = [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 4, 6, 11, 19)]  # every tile, split 1 (index 4) too
+SPLIT_SAMPLE = [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 4, 6, 11, 19, 29, 33)]  # split 1 (index 4) too
 SPLIT_JOBS = [(c, dt, _job("splitk", c, dt)) for c in SPLIT_SAMPLE for dt in (torch.float16, torch.bfloat16)]
 SPLIT_DESCRIPTOR_JOBS = [(c, b_k_major, _job("splitk_descriptor", c, b_k_major=b_k_major))
                          for c in SPLIT_SAMPLE[2:] for b_k_major in (False, True)]

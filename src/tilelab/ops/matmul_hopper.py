@@ -120,7 +120,9 @@ SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
     for bm, bn, bk, stages, warps in ((16, 64, 128, 4, 4), (32, 64, 128, 4, 4), (64, 64, 64, 4, 4),
                                       (64, 128, 64, 4, 4), (128, 128, 64, 3, 8),
                                       # Added 2026-11-29 for M=128: all rows in one tile, so B is read once.
-                                      (128, 64, 128, 4, 4), (128, 256, 64, 3, 8))
+                                      (128, 64, 128, 4, 4), (128, 256, 64, 3, 8),
+                                      # ... and longer K steps for the short, latency-bound K loops.
+                                      (64, 128, 128, 3, 4), (64, 64, 128, 4, 4))
     for s in (1, 2, 4, 8)
 )
 
