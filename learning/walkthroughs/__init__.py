@@ -1,3 +1,3 @@
 """Traced walkthroughs for python -m learning.explain, one module per topic."""
 
-TOPICS = ("indexing", "strides", "reduction", "softmax", "matmul", "grouping", "splitk")
+TOPICS = ("indexing", "strides", "reduction", "softmax", "matmul", "grouping", "splitk", "alignment")

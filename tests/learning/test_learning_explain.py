@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from learning.walkthroughs import grouping, matmul, reduction, splitk
+from learning.walkthroughs import alignment, grouping, matmul, reduction, splitk
 
 
 def _text(script) -> str:
@@ -65,3 +65,12 @@ def test_splitk_walkthrough_uses_the_library_slicing():
                  "[(0, 1024), (1024, 2048), (2048, 3072), (3072, 4096)]",
                  "[(0, 256), (256, 512), (512, 768), (768, 1000)]", "the one that sees 3"]:
         assert fact in text, fact
+
+
+def test_alignment_walkthrough_asks_the_library():
+    text = _text(alignment.build())
+    for fact in ["-> 2000", "1000 % 16 = 8", "-> 1: Triton already proves 16", "known_multiple"]:
+        assert fact in text, fact
+    answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
+    assert answers["pointer_align for 1000x1000x1000 fp16"] == "8"
+    assert answers["pointer_align for 1000x1000x1000 fp32 (4-byte elements)"] == "4"
