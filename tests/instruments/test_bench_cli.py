@@ -66,6 +66,8 @@ def test_bad_arguments_exit_2(tmp_path):
                     "--output", str(tmp_path / "x.json"))
     assert done.returncode == 2 and "bogus" in done.stderr
     assert run_tool("tilelab.bench", "--check-only", "--precision", "ieee").returncode == 2
+    done = run_tool("tilelab.bench", "--check-only", "--samples", "4", "--rounds", "5")
+    assert done.returncode == 2 and "--rounds must be between 1 and --samples (4)" in done.stderr
     (tmp_path / "not-a-calibration.json").write_text("{}")
     done = run_tool("tilelab.bench", "--check-only", "--ceilings", str(tmp_path / "not-a-calibration.json"),
                     "--output", str(tmp_path / "y.json"))

@@ -124,6 +124,30 @@ def test_wrong_variants_are_reported_and_never_timed(monkeypatch):
     assert summary["timed"] == 4
 
 
+@pytest.mark.parametrize("rounds,shares", [(1, [7]), (3, [3, 2, 2]), (7, [1] * 7)])
+def test_rounds_let_the_variants_take_turns(monkeypatch, rounds, shares):
+    calls = []
+
+    def fake_time_events(fn, input_sets, *, warmup, samples, flush):
+        name = next(v.name for v in VARIANTS if v.run is fn)
+        calls.append((name, samples, warmup))
+        return timing.TimingResult([float(len(calls))] * samples, "events", "cold", 1, len(input_sets))
+
+    monkeypatch.setattr(timing, "time_events", fake_time_events)
+    monkeypatch.setattr(timing, "L2Flusher", lambda device, l2: (lambda: None))
+    op = _toy_op(VARIANTS)
+    settings = sweep.SweepSettings(dtypes=["float32"], samples=7, warmup=5, rounds=rounds)
+    results = sweep.run(sweep.plan_cases([op], ["float32"], [(4, 4, 4)], seed=0), settings, None, l2_bytes=1 << 20)
+    timed = [v["name"] for v in results[0]["variants"] if v["status"] == "ok"]
+    # Round by round, every timed variant once, in order; the wrong one never.
+    assert [name for name, _, _ in calls] == timed * rounds
+    assert [n for _, n, _ in calls] == [share for share in shares for _ in timed]
+    assert [w for _, _, w in calls] == [5] * len(timed) + [2] * len(timed) * (rounds - 1)
+    for variant in results[0]["variants"]:
+        if variant["status"] == "ok":
+            assert len(variant["timing"]["samples_ms"]) == 7
+
+
 def test_check_only_times_nothing(monkeypatch):
     monkeypatch.setattr(timing, "time_events", lambda *a, **k: pytest.fail("timed in --check-only"))
     op = _toy_op(VARIANTS)

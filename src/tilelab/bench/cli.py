@@ -61,6 +61,9 @@ def run_parser() -> argparse.ArgumentParser:
                         help="cold: L2 flushed (events) or inputs rotated (graph) before each call")
     parser.add_argument("--warmup", type=int, default=10, help="untimed calls first (default %(default)s)")
     parser.add_argument("--samples", type=int, default=50, help="timed samples per variant (default %(default)s)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="variants take turns, SAMPLES/ROUNDS calls at a time, so clock drift during a case "
+                             "hits them alike (default %(default)s: each variant's samples back to back)")
     parser.add_argument("--graph-calls", type=int, default=0,
                         help="calls captured per graph (default: enough for ~2 ms per replay)")
     parser.add_argument("--seed", type=int, default=0, help="shuffles shapes and seeds the inputs")
@@ -120,6 +123,10 @@ def bench_command(argv: list[str]) -> int:
     if args.samples < 1 or args.warmup < 0 or args.graph_calls < 0:
         print("kernel-bench: --samples must be >= 1, --warmup and --graph-calls >= 0", file=sys.stderr)
         return EXIT_USAGE
+    if not 1 <= args.rounds <= args.samples:
+        print(f"kernel-bench: --rounds must be between 1 and --samples ({args.samples}); got {args.rounds}",
+              file=sys.stderr)
+        return EXIT_USAGE
 
     import torch
 
@@ -158,7 +165,7 @@ def bench_command(argv: list[str]) -> int:
         dtypes=args.dtype, precision=args.precision, timing=args.timing, cache=args.cache,
         warmup=args.warmup, samples=args.samples, seed=args.seed, check_only=args.check_only,
         compile=args.compile, compile_mode=args.compile_mode, variants=args.variants,
-        graph_calls=args.graph_calls, device=device,
+        graph_calls=args.graph_calls, rounds=args.rounds, device=device,
     )
     shapes = [tuple(s) for s in args.shape] if args.shape else None
     try:
@@ -194,7 +201,7 @@ def bench_command(argv: list[str]) -> int:
             "timing": args.timing, "cache": args.cache, "warmup": args.warmup, "samples": args.samples,
             "seed": args.seed, "check_only": args.check_only, "compile": args.compile,
             "compile_mode": args.compile_mode if args.compile else None, "variants": args.variants,
-            "graph_calls": args.graph_calls or None, "device": str(device),
+            "graph_calls": args.graph_calls or None, "rounds": args.rounds, "device": str(device),
             "interpreter": not on_gpu, "time_budget_s": args.time_budget, "tune": args.tune,
         },
         "environment": env_info,

@@ -109,6 +109,7 @@ RESULT = {
                 "compile": {"type": "boolean"},
                 "variants": {"type": ["array", "null"]},
                 "graph_calls": _INT_OR_NULL,
+                "rounds": {"type": "integer", "minimum": 1},
                 "device": {"type": "string"},
                 "tune": {"type": "boolean"},
             },

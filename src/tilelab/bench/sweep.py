@@ -31,6 +31,7 @@ class SweepSettings:
     compile_mode: str = "max-autotune-no-cudagraphs"
     variants: list[str] | None = None
     graph_calls: int = 0  # 0: sized automatically
+    rounds: int = 1  # > 1: the variants take turns, samples/rounds calls at a time (see _time_variants)
     device: torch.device = dataclasses.field(default_factory=lambda: torch.device("cpu"))
 
 
@@ -144,27 +145,41 @@ def _time_variants(case: CasePlan, variants: list[Variant], results: list[dict],
         for i in range(sets)
     ]
     flush = timing.L2Flusher(device, l2_bytes or (64 << 20)) if cold and settings.timing == "events" else None
-    for variant, result in zip(variants, results, strict=True):
-        if result["status"] != correctness.OK:
+    # With rounds > 1 the variants take turns: each times its share of the samples, then the next one does.
+    # The GPU's clock drifts under sustained load (the H200's fell from 1980 to 1485-1770 MHz within one
+    # case, results/h200-sustained-probe.log); taking turns spreads that over every variant alike, instead of
+    # penalizing whichever happens to run last.
+    shares = [settings.samples // settings.rounds + (i < settings.samples % settings.rounds)
+              for i in range(settings.rounds)]
+    timed_parts: dict[int, list] = {i: [] for i, result in enumerate(results) if result["status"] == correctness.OK}
+    for turn, share in enumerate(n for n in shares if n):
+        for i, variant in enumerate(variants):
+            if i not in timed_parts or results[i]["timing_error"]:
+                continue
+            advance(f"{label}: timing {variant.name}" + (f" (round {turn + 1})" if settings.rounds > 1 else ""))
+            warmup = settings.warmup if turn == 0 else min(settings.warmup, 2)  # later turns: re-warm briefly
+            try:
+                if settings.timing == "events":
+                    timed = timing.time_events(variant.run, input_sets, warmup=warmup, samples=share, flush=flush)
+                else:
+                    call_ms = timing.estimate_call_ms(variant.run, input_sets[0])
+                    calls = timing.graph_calls(call_ms, len(input_sets), settings.graph_calls)
+                    timed = timing.time_graph(variant.run, input_sets, warmup=warmup, samples=share, calls=calls,
+                                              cache=settings.cache)
+            except Exception as exc:  # e.g. a variant that cannot be captured in a graph
+                results[i]["timing_error"] = f"{type(exc).__name__}: {exc}"
+                torch.cuda.synchronize(device)  # raises if the failure broke the CUDA context: the sweep stops
+                continue
+            timed_parts[i].append(timed)
+    for i, parts in timed_parts.items():
+        if results[i]["timing_error"] or not parts:
             continue
-        advance(f"{label}: timing {variant.name}")
-        try:
-            if settings.timing == "events":
-                timed = timing.time_events(variant.run, input_sets, warmup=settings.warmup,
-                                           samples=settings.samples, flush=flush)
-            else:
-                call_ms = timing.estimate_call_ms(variant.run, input_sets[0])
-                calls = timing.graph_calls(call_ms, len(input_sets), settings.graph_calls)
-                timed = timing.time_graph(variant.run, input_sets, warmup=settings.warmup,
-                                          samples=settings.samples, calls=calls, cache=settings.cache)
-        except Exception as exc:  # e.g. a variant that cannot be captured in a graph
-            result["timing_error"] = f"{type(exc).__name__}: {exc}"
-            torch.cuda.synchronize(device)  # raises if the failure broke the CUDA context: the sweep stops
-            continue
-        result["timing"] = {
-            "mode": timed.mode, "cache": timed.cache, "samples_ms": timed.samples_ms,
-            "calls_per_sample": timed.calls_per_sample, "input_sets": timed.input_sets,
-            **stats.summarize(timed.samples_ms),
+        samples = [ms for part in parts for ms in part.samples_ms]
+        last = parts[-1]
+        results[i]["timing"] = {
+            "mode": last.mode, "cache": last.cache, "samples_ms": samples,
+            "calls_per_sample": last.calls_per_sample, "input_sets": last.input_sets,
+            **stats.summarize(samples),
         }
 
 
