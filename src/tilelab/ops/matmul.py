@@ -459,8 +459,7 @@ class _Replay:
     """A launch recorded for one operand signature: replaying it skips checks, planning and Triton's binder."""
 
     launch: object  # bind_launch(...) of the matmul kernel
-    device_index: int
-    device: torch.device
+    device: torch.device  # with its index: the key fixed it
     storage_shape: tuple[int, ...]
     out_dtype: torch.dtype
     out_shape: tuple[int, ...]
@@ -473,7 +472,7 @@ class _Replay:
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if self.needs_scratch:
             _ensure_descriptor_scratch()
-        stream = _stream_getter()(self.device_index)
+        stream = _stream_getter()(self.device.index)
         b_ptr = b.data_ptr()
         if self.b_copy is not None:
             copy, copy_shape = self.b_copy
@@ -582,7 +581,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         if p.b_copy is not None:
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
-        _REPLAYS[key] = _Replay(bind_launch(compiled, grid, tail_args), a.get_device(), a.device,
+        _REPLAYS[key] = _Replay(bind_launch(compiled, grid, tail_args), a.device,
                                 tuple(out.shape if whole else storage.shape), out_dtype, tuple(out.shape),
                                 out.stride(), plan.path in ("descriptor", "persistent"), split_k,
                                 out_is_storage=whole, b_copy=b_copy)

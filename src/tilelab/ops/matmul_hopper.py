@@ -27,6 +27,7 @@ from tilelab.ops.matmul import (
     _batch_stride,
     _ensure_descriptor_scratch,
     _needs_64bit_offsets,
+    _stream_getter,
 )
 from tilelab.tuning import SHARED_MEMORY_BUDGET, Config
 
@@ -230,7 +231,7 @@ def split_k_counters(device: torch.device, needed: int) -> torch.Tensor:
     """At least `needed` int32 tile counters, all zero between launches, for this device's current stream."""
     if device.type == "cuda":
         index = device.index if device.index is not None else torch.cuda.current_device()
-        key = (index, triton.runtime.driver.active.get_current_stream(index))
+        key = (index, _stream_getter()(index))
     else:
         key = (device.type, 0)
     counters = _SPLIT_K_COUNTERS.get(key)
