@@ -151,6 +151,7 @@ def matmul_descriptor_kernel(
     INPUT_PRECISION: tl.constexpr,
     A_K_MAJOR: tl.constexpr,
     B_K_MAJOR: tl.constexpr,
+    HOST_DESCRIPTORS: tl.constexpr = False,
 ):
     """Tensor-descriptor matmul: tiles fetched whole, zero padding, no masks.
 
@@ -158,13 +159,21 @@ def matmul_descriptor_kernel(
     zeros and writes past an edge are dropped by the hardware (TMA on Hopper).
     Each operand must have a unit inner stride: A is stored [M, K]
     (A_K_MAJOR) or [K, M]; B is stored [K, N] or [N, K] (B_K_MAJOR).
+
+    HOST_DESCRIPTORS: a_ptr, b_ptr and c_ptr are descriptors the launcher
+    built on the host (one batch), passed as kernel parameters; otherwise
+    every program builds its own in global scratch memory first.
     """
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
-    batch = tl.program_id(1).to(tl.int64)
-    a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
-                                         stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
-                                         A_K_MAJOR, B_K_MAJOR)
-    c_desc = tl.make_tensor_descriptor(c_ptr + batch * stride_cb, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
+    if HOST_DESCRIPTORS:
+        a_desc, b_desc, c_desc = a_ptr, b_ptr, c_ptr
+    else:
+        batch = tl.program_id(1).to(tl.int64)
+        a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
+                                             stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
+                                             A_K_MAJOR, B_K_MAJOR)
+        c_desc = tl.make_tensor_descriptor(c_ptr + batch * stride_cb, [M, N], [stride_c_row, 1],
+                                           [BLOCK_M, BLOCK_N])
 
     off_m = pid_m * BLOCK_M
     off_n = pid_n * BLOCK_N
@@ -172,4 +181,4 @@ def matmul_descriptor_kernel(
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
-    c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))
+    c_desc.store([off_m, off_n], acc.to(c_desc.dtype))

@@ -60,21 +60,25 @@ def matmul_persistent_kernel(
     EPILOGUE_SUBTILE: tl.constexpr,
     WARP_SPECIALIZE: tl.constexpr,
     FLATTEN: tl.constexpr,
+    HOST_DESCRIPTORS: tl.constexpr = False,
 ):
     start = tl.program_id(0)
     programs = tl.num_programs(0)
-    batch = tl.program_id(1).to(tl.int64)
-    c_base = c_ptr + batch * stride_cb
-
-    # Built once per program, reused for every tile it visits.
-    a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
-                                         stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
-                                         A_K_MAJOR, B_K_MAJOR)
-    # A subtiled epilogue stores half-width tiles: half the staging buffer in shared memory.
-    if EPILOGUE_SUBTILE:
-        c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N // 2])
+    if HOST_DESCRIPTORS:
+        # Built by the launcher (one batch; C's block is [BLOCK_M, BLOCK_N // 2] when subtiled).
+        a_desc, b_desc, c_desc = a_ptr, b_ptr, c_ptr
     else:
-        c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
+        batch = tl.program_id(1).to(tl.int64)
+        c_base = c_ptr + batch * stride_cb
+        # Built once per program, reused for every tile it visits.
+        a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
+                                             stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
+                                             A_K_MAJOR, B_K_MAJOR)
+        # A subtiled epilogue stores half-width tiles: half the staging buffer in shared memory.
+        if EPILOGUE_SUBTILE:
+            c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N // 2])
+        else:
+            c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
 
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_steps = tl.cdiv(K, BLOCK_K)
