@@ -108,6 +108,30 @@ def test_batched_broadcasting(a_shape, b_shape, path, device, rng):
     assert_matches_reference(tilelab.matmul(a, b, path=path), a, b, label=f"{a_shape} @ {b_shape}")
 
 
+@pytest.mark.parametrize("path", ["descriptor", "persistent"])
+@pytest.mark.parametrize("a_shape,b_shape,host_built", [
+    ((40, 32), (32, 48), True),  # one GEMM: its descriptors are built on the host, passed as parameters
+    ((2, 16, 32), (32, 24), True),  # a shared B folds the batch into one GEMM
+    ((3, 40, 32), (3, 32, 48), False),  # a batch: every program builds its own batch's descriptors
+    ((40, 32), (2, 32, 16), False),  # a shared A is broadcast (batch stride 0)
+])
+def test_descriptor_source_follows_the_batch(path, a_shape, b_shape, host_built, device, rng, monkeypatch):
+    from tilelab.ops import matmul_hopper
+
+    built, real = [], matmul_op.host_descriptors
+
+    def spy(*args, **kwargs):
+        built.append(tuple(args[0].shape))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(matmul_hopper, "host_descriptors", spy)
+    monkeypatch.setattr(matmul_op, "host_descriptors", spy)
+    a = randn(a_shape, torch.float32, device, rng)
+    b = randn(b_shape, torch.float32, device, rng)
+    assert_matches_reference(tilelab.matmul(a, b, path=path), a, b, label=f"{path} {a_shape} @ {b_shape}")
+    assert bool(built) == host_built, built
+
+
 @pytest.mark.parametrize("a_shape,b_shape", [((7,), (7,)), ((7,), (7, 5)), ((3, 5, 7), (7,)), ((7,), (2, 7, 4))])
 def test_vectors_follow_torch_matmul(a_shape, b_shape, device, rng):
     a = randn(a_shape, torch.float32, device, rng)

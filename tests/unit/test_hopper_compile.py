@@ -103,8 +103,10 @@ LAYOUT_JOBS = [(a, b, _job("persistent", c, a_k_major=a, b_k_major=b))
                for c in (P[0], P[3]) for a, b in ((True, True), (False, False), (False, True))]
 PRECISION_JOBS = {prec: _job("persistent", _fp32(P[4]), torch.float32, precision=prec) for prec in ("tf32x3", "ieee")}
 WS_BASE = HopperConfig(128, 128, 64, num_warps=8, num_stages=3, epilogue_subtile=False)
-WS8_PLAIN = _job("persistent", WS_BASE)
-WS8_FLAGGED = _job("persistent", dataclasses.replace(WS_BASE, warp_specialize=True))
+# Both with in-kernel descriptors: the library gives a warp-specialized config no host-built ones.
+WS8_PLAIN = _job("persistent", WS_BASE, host_descriptors=False)
+WS8_FLAGGED = _job("persistent", dataclasses.replace(WS_BASE, warp_specialize=True), host_descriptors=False)
+DESCRIPTOR_SOURCE_JOBS = {host: _job("persistent", P[0], host_descriptors=host) for host in (False, True)}
 WS_SUBTILED = HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_subtile=True, warp_specialize=True)
 WS_SUBTILED_JOB = _job("persistent", WS_SUBTILED)
 WS_FP32 = _fp32(HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_subtile=False, warp_specialize=True))
@@ -149,6 +151,19 @@ def test_persistent_float32_precisions_compile(compiled, precision):
         assert "wgmma.mma_async" in ptx and ".tf32" in ptx
     else:
         assert "wgmma.mma_async" not in ptx  # ieee float32 has no tensor-core instruction: FMA
+
+
+def test_host_built_descriptors_leave_the_kernel_no_descriptor_to_write(compiled):
+    # In-kernel descriptors are written to global scratch by every program (tensormap.replace, then a
+    # fence) before the first TMA load; host-built ones arrive as kernel parameters, ready.
+    in_kernel, host = (_Compiled(compiled, DESCRIPTOR_SOURCE_JOBS[h]).ptx for h in (False, True))
+    assert "tensormap.replace" in in_kernel
+    assert "tensormap.replace" not in host
+    _assert_hopper_ptx(host, "host-built descriptors")
+    assert hopper.persistent_host_descriptors(1, P[0]) and not hopper.persistent_host_descriptors(2, P[0])
+    assert not hopper.persistent_host_descriptors(1, P[3])  # warp-specialized: Triton rewrites C's block
+    fp8_key = FP8_JOBS[0][-1]
+    assert "tensormap.replace" not in _Compiled(compiled, fp8_key).ptx  # fp8 always gets host-built ones
 
 
 def test_warp_specialize_with_8_warps_is_ignored_by_triton_3_6(compiled):

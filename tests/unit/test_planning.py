@@ -224,3 +224,18 @@ def test_pointer_align_needs_row_major_operands_and_batch_strides():
     assert matmul_op.pointer_align(a[None], a.t()[None], 1000, 1000) == 1  # B column-major
     batch = torch.empty(2, 1000 * 1000 + 4, dtype=torch.float16)[:, 4:].reshape(2, 1000, 1000)
     assert matmul_op.pointer_align(batch, batch, 1000, 1000) == 4  # batch stride 1000004
+
+
+@pytest.mark.parametrize("m,n,k,batch,expected", [
+    (512, 512, 512, 1, "pointer"),  # 2**27 multiply-adds: short K loops, the pointer path
+    (1000, 1000, 1000, 1, "descriptor"),  # from 2**29, one GEMM: host-built descriptors, maskless edges
+    (2048, 2048, 2048, 1, "descriptor"),
+    (2048, 2048, 2048, 2, "pointer"),  # a batch builds its descriptors in every program: not below 2**34
+    (4096, 4096, 1024, 1, "persistent"),  # 2**34: the persistent kernel
+    (4096, 4096, 1024, 2, "persistent"),
+])
+def test_planner_path_follows_work_and_batch(monkeypatch, m, n, k, batch, expected):
+    _on_fake_hopper(monkeypatch)
+    a = torch.empty(batch, m, k, dtype=torch.float16)
+    b = torch.empty(batch, k, n, dtype=torch.float16)
+    assert matmul_op.plan_matmul(a, b, None, "tf32", None).path == expected

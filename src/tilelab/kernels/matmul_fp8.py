@@ -7,7 +7,9 @@ A is float8_e4m3fn stored [M, K] (row-major); B is float8_e4m3fn stored
 shared memory, so B arrives in the layout the tensor core wants and is
 only re-viewed (`.T`), never moved. The scales are float32 scalars in
 device memory, loaded once per program, and applied to the float32
-accumulator once per tile, not per product.
+accumulator once per tile, not per product. The launcher builds the
+descriptors of A, B and C on the host (`tilelab.ops.matmul.host_descriptors`):
+they arrive as kernel parameters, ready for TMA.
 
 Accumulation precision. Hopper's fp8 wgmma adds its products into an
 accumulator that keeps fewer mantissa bits than float32 (about 14 rather
@@ -34,10 +36,9 @@ from tilelab.kernels.matmul_persistent import store_tile
 
 @triton.jit
 def scaled_matmul_kernel(
-    a_ptr, b_ptr, c_ptr,
+    a_desc, b_desc, c_desc,  # A [M, K] in [BLOCK_M, BLOCK_K] blocks, B [N, K] in [BLOCK_N, BLOCK_K], C [M, N]
     scale_a_ptr, scale_b_ptr,
     M, N, K,
-    stride_a_row, stride_b_row, stride_c_row,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
     NUM_STAGES: tl.constexpr,
@@ -46,12 +47,6 @@ def scaled_matmul_kernel(
 ):
     start = tl.program_id(0)
     programs = tl.num_programs(0)
-    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [stride_a_row, 1], [BLOCK_M, BLOCK_K])
-    b_desc = tl.make_tensor_descriptor(b_ptr, [N, K], [stride_b_row, 1], [BLOCK_N, BLOCK_K])
-    if EPILOGUE_SUBTILE:
-        c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N // 2])
-    else:
-        c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
     # One float32 multiplier for every tile this program writes.
     scale = tl.load(scale_a_ptr) * tl.load(scale_b_ptr)
 

@@ -13,6 +13,7 @@ import math
 import torch
 import triton
 from triton.runtime import _allocation as _triton_allocation
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 from tilelab import contracts, env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
@@ -123,15 +124,41 @@ def _needs_64bit_offsets(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, bat
     ) >= INT32_LIMIT
 
 
-# Measured on the H200 (results/README.md): below ~2**34 multiply-adds the pointer path is as fast or
-# faster -- building descriptors inside every program costs more than TMA saves on short K loops.
+# Measured on the H200 (results/README.md). Batched problems build their descriptors inside every program,
+# which costs more than TMA saves below ~2**34 multiply-adds. A single GEMM gets descriptors built on the
+# host (`host_descriptors`): from ~2**29 on, TMA's maskless tiles beat the pointer path (2048^3: 1.00x torch
+# against 0.93x; 1000^3, whose ragged edges the pointer path masks: 13.3 us against 14.1).
 DESCRIPTOR_MIN_WORK = 2**34
+HOST_DESCRIPTOR_MIN_WORK = 2**29
+PERSISTENT_MIN_WORK = 2**34
 
 
-def _descriptor_pays_off(device: torch.device, m: int, n: int, k: int) -> bool:
+def _descriptor_pays_off(device: torch.device, batch: int, m: int, n: int, k: int) -> bool:
     if env.interpreting():
         return True  # teach (and test) the descriptor path wherever it applies
-    return env.is_hopper_or_newer(device) and m * n * k >= DESCRIPTOR_MIN_WORK
+    least = HOST_DESCRIPTOR_MIN_WORK if batch == 1 else DESCRIPTOR_MIN_WORK
+    return env.is_hopper_or_newer(device) and m * n * k >= least
+
+
+def host_descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, a_layout: OperandLayout,
+                     b_layout: OperandLayout, block_m: int, block_n: int, block_k: int, c_block_n: int):
+    """Tensor descriptors for one GEMM's A [M, K], B [K, N] and C [M, N] (2-D views), built on the host.
+
+    They travel as kernel parameters (HOST_DESCRIPTORS=True), so no program first writes descriptors to
+    global memory and fences them, as `tl.make_tensor_descriptor` does. A and B are described as stored,
+    like `operand_descriptors` does inside a kernel; C's block is [block_m, c_block_n].
+    """
+    (m, k), n = a2.shape, b2.shape[1]
+    if a_layout.row_major:
+        a_desc = TensorDescriptor(a2, [m, k], [a_layout.row_stride, 1], [block_m, block_k])
+    else:
+        a_desc = TensorDescriptor(a2, [k, m], [a_layout.row_stride, 1], [block_k, block_m])
+    if b_layout.row_major:
+        b_desc = TensorDescriptor(b2, [k, n], [b_layout.row_stride, 1], [block_k, block_n])
+    else:
+        b_desc = TensorDescriptor(b2, [n, k], [b_layout.row_stride, 1], [block_n, block_k])
+    c_desc = TensorDescriptor(c2, [m, n], [c2.stride(0), 1], [block_m, c_block_n])
+    return a_desc, b_desc, c_desc
 
 
 VECTOR_BYTES = 16  # the widest load or store one thread issues
@@ -186,10 +213,10 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         path = "splitk"
     elif path is None:
         path = "pointer"
-        if tma_ok and (_descriptor_pays_off(a3.device, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
+        if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
             if config is None and (a3.element_size() <= 2 or precision == "tf32") \
-                    and _descriptor_pays_off(a3.device, m, n, k) and not env.interpreting():
+                    and m * n * k >= PERSISTENT_MIN_WORK and not env.interpreting():
                 # Large fp16/bf16 and tf32 problems: the persistent TMA kernel, measured faster on the H200
                 # (tf32 at 4096^3: 0.88x torch against the descriptor path's 0.75x; tf32x3 is faster on the
                 # descriptor path, 1.61x against 1.12x torch's ieee).
@@ -227,7 +254,7 @@ def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int
     grid_tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
     batch = c3.shape[0]
     kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
-    if plan.path == "descriptor":
+    if plan.path == "descriptor" and batch > 1:
         _ensure_descriptor_scratch()
     # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
     for start in range(0, batch, MAX_GRID_Y):
@@ -256,12 +283,17 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
             *tiles, plan.offsets_64, plan.align,
         )
     a_l, b_l = plan.a_layout, plan.b_layout
+    host = c3.shape[0] == 1  # one GEMM: descriptors built here; a batch: each program builds its batch's
+    operands = (a3, b3, c3)
+    if host:
+        operands = host_descriptors(a3[0], b3[0], c3[0], a_l, b_l, config.block_m, config.block_n, config.block_k,
+                                    config.block_n)
     return (
-        a3, b3, c3, m, n, k,
+        *operands, m, n, k,
         _batch_stride(a3), a_l.row_stride,
         _batch_stride(b3), b_l.row_stride,
         c3.stride(0), c3.stride(1),
-        *tiles, a_l.row_major, not b_l.row_major,
+        *tiles, a_l.row_major, not b_l.row_major, host,
     )
 
 
@@ -468,28 +500,33 @@ class _Replay:
     split_k: tuple | None = None  # split-K: (workspace shape, tile counters needed)
     out_is_storage: bool = False  # storage_shape is the output's shape: return the buffer itself
     b_copy: tuple | None = None  # tf32 K-major B: (bind_launch of the transpose, the copy's shape)
+    descriptors: tuple | None = None  # host-built descriptors: (shape, strides, block) of A, B and C
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if self.needs_scratch:
             _ensure_descriptor_scratch()
         stream = _stream_getter()(self.device.index)
-        b_ptr = b.data_ptr()
         if self.b_copy is not None:
             copy, copy_shape = self.b_copy
             b_k_major = b.new_empty(copy_shape)
-            copy(stream, b_ptr, b_k_major.data_ptr())
-            b_ptr = b_k_major.data_ptr()
+            copy(stream, b.data_ptr(), b_k_major.data_ptr())
+            b = b_k_major
         # a.new_empty: the device comes from `a` (the key fixed it) without parsing a device argument, about
         # 1 us less than torch.empty(..., device=) on the H200's host (results/h200-overhead.log).
         storage = a.new_empty(self.storage_shape, dtype=self.out_dtype)
-        if self.split_k is None:
-            self.launch(stream, a.data_ptr(), b_ptr, storage.data_ptr())
+        if self.descriptors is not None:
+            # The same shapes, strides and blocks as the recorded launch; only the base addresses are new.
+            bases = (a, b, storage)
+            self.launch(stream, *(TensorDescriptor(base, *spec) for base, spec in zip(bases, self.descriptors,
+                                                                                       strict=True)))
+        elif self.split_k is None:
+            self.launch(stream, a.data_ptr(), b.data_ptr(), storage.data_ptr())
         else:
             from tilelab.ops import matmul_hopper
 
             workspace_shape, counters = self.split_k
             workspace = a.new_empty(workspace_shape, dtype=torch.float32)
-            self.launch(stream, a.data_ptr(), b_ptr, storage.data_ptr(), workspace.data_ptr(),
+            self.launch(stream, a.data_ptr(), b.data_ptr(), storage.data_ptr(), workspace.data_ptr(),
                         matmul_hopper.split_k_counters(self.device, counters).data_ptr())
         if self.out_is_storage:  # the usual case: the output is the whole fresh buffer
             return storage
@@ -581,10 +618,13 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         if p.b_copy is not None:
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
+        descriptors = None
+        if isinstance(args[0], TensorDescriptor):
+            descriptors = tuple((d.shape, d.strides, d.block_shape) for d in args[:3])
         _REPLAYS[key] = _Replay(bind_launch(compiled, grid, tail_args), a.device,
                                 tuple(out.shape if whole else storage.shape), out_dtype, tuple(out.shape),
-                                out.stride(), plan.path in ("descriptor", "persistent"), split_k,
-                                out_is_storage=whole, b_copy=b_copy)
+                                out.stride(), plan.path in ("descriptor", "persistent") and descriptors is None,
+                                split_k, out_is_storage=whole, b_copy=b_copy, descriptors=descriptors)
     return out
 
 

@@ -28,6 +28,7 @@ from tilelab.ops.matmul import (
     _ensure_descriptor_scratch,
     _needs_64bit_offsets,
     _stream_getter,
+    host_descriptors,
 )
 from tilelab.tuning import SHARED_MEMORY_BUDGET, Config
 
@@ -185,30 +186,48 @@ def persistent_grid(tiles: int, batch: int, num_sms: int) -> tuple[int, int]:
     return max(1, min(tiles, -(-num_sms // batch))), batch
 
 
+def persistent_host_descriptors(batch: int, config: HopperConfig) -> bool:
+    """Whether `matmul_persistent_kernel` gets its descriptors from the host (`host_descriptors`).
+
+    Only for one GEMM (a batch needs one set per batch, built in each program), and not warp-specialized:
+    Triton 3.6's warp specialization splits C's store between its consumer groups by rewriting the
+    descriptor's block, which it can only do to a descriptor built in the kernel (a host-built one fails
+    to compile in NVGPUWarpSpecialization, results/h200-host-descriptor-probe-float16.log).
+    """
+    return batch == 1 and not config.warp_specialize
+
+
 def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayout, b_layout: OperandLayout,
                       precision: str, config: HopperConfig, num_sms: int):
     """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok.
 
     Returns (compiled kernel, grid, arguments) of the last launch, for replays.
     """
-    _ensure_descriptor_scratch()
     tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
     batch = c3.shape[0]
+    host = persistent_host_descriptors(batch, config)
+    if not host:
+        _ensure_descriptor_scratch()
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)
         a_part = a3[start:stop] if a3.shape[0] > 1 else a3
         b_part = b3[start:stop] if b3.shape[0] > 1 else b3
         c_part = c3[start:stop]
         grid = persistent_grid(tiles, stop - start, num_sms)
-        args = (a_part, b_part, c_part, m, n, k,
+        operands = (a_part, b_part, c_part)
+        if host:
+            c_block_n = config.block_n // 2 if config.epilogue_subtile else config.block_n
+            operands = host_descriptors(a_part[0], b_part[0], c_part[0], a_layout, b_layout, config.block_m,
+                                        config.block_n, config.block_k, c_block_n)
+        args = (*operands, m, n, k,
                 _batch_stride(a_part), a_layout.row_stride,
                 _batch_stride(b_part), b_layout.row_stride,
                 c_part.stride(0), c_part.stride(1),
                 # BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, INPUT_PRECISION, A_K_MAJOR, B_K_MAJOR, NUM_STAGES,
-                # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN
+                # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN, HOST_DESCRIPTORS
                 config.block_m, config.block_n, config.block_k, config.group_m, precision,
                 a_layout.row_major, not b_layout.row_major, config.num_stages,
-                config.epilogue_subtile, config.warp_specialize, config.flatten)
+                config.epilogue_subtile, config.warp_specialize, config.flatten, host)
         compiled = matmul_persistent_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, (*grid, 1), args
 
@@ -312,11 +331,14 @@ _TRITON_TYPE = {**_MATMUL_TRITON_TYPE, torch.float8_e4m3fn: "fp8e4nv"}
 
 def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, config: HopperConfig | None = None,
                       *, out_dtype: torch.dtype | None = None, precision: str = "tf32", a_k_major: bool = True,
-                      b_k_major: bool = False, fast_accum: bool = True):
+                      b_k_major: bool = False, fast_accum: bool = True, host_descriptors: bool | None = None):
     """(kernel, signature, constexprs, attrs, options) for `triton.compile(ASTSource(...), target, options)`.
 
     kernel_name: "persistent", "splitk", "splitk_descriptor" or "fp8". Pointers and
     integer arguments get 16-divisibility hints, as aligned 4096-wide tensors would.
+    host_descriptors (persistent): descriptors as kernel parameters; None: as the
+    library launches one GEMM (`persistent_host_descriptors`). The fp8 kernel always
+    takes them.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
@@ -325,13 +347,19 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     if kernel_name == "persistent":
         config = config or PERSISTENT_CANDIDATES[0]
         kernel = matmul_persistent_kernel
-        pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr}
+        if host_descriptors is None:
+            host_descriptors = persistent_host_descriptors(1, config)
+        if host_descriptors:
+            pointers = _descriptor_signature(dtype, out_dtype, config, a_k_major, b_k_major,
+                                             ("a_ptr", "b_ptr", "c_ptr"))
+        else:
+            pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr}
         ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row", "stride_cb", "stride_c_row"]
         meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
                 "GROUP_M": config.group_m, "INPUT_PRECISION": precision, "A_K_MAJOR": a_k_major,
                 "B_K_MAJOR": b_k_major, "NUM_STAGES": config.num_stages,
                 "EPILOGUE_SUBTILE": config.epilogue_subtile, "WARP_SPECIALIZE": config.warp_specialize,
-                "FLATTEN": config.flatten}
+                "FLATTEN": config.flatten, "HOST_DESCRIPTORS": host_descriptors}
     elif kernel_name in ("splitk", "splitk_descriptor"):
         config = config or SPLIT_K_CANDIDATES[0]
         pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr, "ws_ptr": "*fp32", "counters_ptr": "*i32"}
@@ -350,8 +378,9 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     elif kernel_name == "fp8":
         config = config or FP8_CANDIDATES[0]
         kernel = scaled_matmul_kernel
-        pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr, "scale_a_ptr": "*fp32", "scale_b_ptr": "*fp32"}
-        ints = ["M", "N", "K", "stride_a_row", "stride_b_row", "stride_c_row"]
+        pointers = {**_descriptor_signature(dtype, out_dtype, config, True, True, ("a_desc", "b_desc", "c_desc")),
+                    "scale_a_ptr": "*fp32", "scale_b_ptr": "*fp32"}
+        ints = ["M", "N", "K"]
         meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
                 "GROUP_M": config.group_m, "NUM_STAGES": config.num_stages,
                 "EPILOGUE_SUBTILE": config.epilogue_subtile, "FAST_ACCUM": fast_accum}
@@ -364,9 +393,19 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                  **{name: "constexpr" for name in meta}}
     constexprs = {**{name: 1 for name in unit}, **meta}
     attrs = {(kernel.arg_names.index(name),): [["tt.divisibility", 16]]
-             for name, kind in signature.items() if kind != "constexpr"}
+             for name, kind in signature.items() if kind != "constexpr" and not kind.startswith("tensordesc")}
     options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
     return kernel, signature, constexprs, attrs, options
+
+
+def _descriptor_signature(dtype, out_dtype, config: HopperConfig, a_k_major: bool, b_k_major: bool,
+                          names: tuple[str, str, str]) -> dict:
+    """Signature types of host-built A, B and C descriptors, with the blocks `host_descriptors` gives them."""
+    bm, bn, bk = config.block_m, config.block_n, config.block_k
+    c_bn = bn // 2 if config.epilogue_subtile else bn
+    blocks = ([bm, bk] if a_k_major else [bk, bm], [bn, bk] if b_k_major else [bk, bn], [bm, c_bn])
+    types = (_TRITON_TYPE[dtype], _TRITON_TYPE[dtype], _TRITON_TYPE[out_dtype])
+    return {name: f"tensordesc<{t}[{r}, {c}]>" for name, t, (r, c) in zip(names, types, blocks, strict=True)}
 
 
 def compile_for(kernel_name: str, target_arch: int = 90, **kwargs):

@@ -14,7 +14,7 @@ import torch
 import triton
 
 from tilelab import contracts, env, tuning
-from tilelab.ops.matmul import TMA_ALIGN, _ensure_descriptor_scratch, padded_row_stride
+from tilelab.ops.matmul import TMA_ALIGN, OperandLayout, host_descriptors, padded_row_stride
 from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, device_sms, prune
 
 INPUT_DTYPE = torch.float8_e4m3fn
@@ -173,11 +173,16 @@ def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: Ho
     """Launch `scaled_matmul_kernel` on a [M, K], bt [N, K] and c [M, N] (all unit inner stride, TMA-aligned)."""
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
-    _ensure_descriptor_scratch()
     tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    # A [M, K] and bt [N, K] are both K-major: described as stored, which host_descriptors calls "row-major A"
+    # and "column-major B" (B = bt.T).
+    a_layout = OperandLayout(True, _row_stride(a.stride(0), m, k), 0, tma_ok=True)
+    b_layout = OperandLayout(False, _row_stride(bt.stride(0), n, k), 0, tma_ok=True)
+    c_block_n = config.block_n // 2 if config.epilogue_subtile else config.block_n
+    a_desc, b_desc, c_desc = host_descriptors(a, bt.t(), c, a_layout, b_layout, config.block_m, config.block_n,
+                                              config.block_k, c_block_n)
     scaled_matmul_kernel[(max(1, min(tiles, num_sms)),)](
-        a, bt, c, scale_a, scale_b, m, n, k,
-        _row_stride(a.stride(0), m, k), _row_stride(bt.stride(0), n, k), c.stride(0),
+        a_desc, b_desc, c_desc, scale_a, scale_b, m, n, k,
         BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
         NUM_STAGES=config.num_stages, EPILOGUE_SUBTILE=config.epilogue_subtile, FAST_ACCUM=fast_accum,
         num_warps=config.num_warps, num_stages=config.num_stages,
