@@ -130,6 +130,7 @@ def test_descriptor_source_follows_the_batch(path, a_shape, b_shape, host_built,
     b = randn(b_shape, torch.float32, device, rng)
     assert_matches_reference(tilelab.matmul(a, b, path=path), a, b, label=f"{path} {a_shape} @ {b_shape}")
     assert bool(built) == host_built, built
+    assert matmul_op.describe_plan(a, b, path=path)["host_descriptors"] is host_built
 
 
 @pytest.mark.parametrize("a_shape,b_shape", [((7,), (7,)), ((7,), (7, 5)), ((3, 5, 7), (7,)), ((7,), (2, 7, 4))])

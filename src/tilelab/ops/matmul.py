@@ -752,13 +752,17 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     _check(a, b, out_dtype, precision, path, config)
     p = _with_k_major_b(_as_gemm(a, b), precision, copy=False)  # the layout matmul() gives B, not the values
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
+    from tilelab.ops import matmul_hopper
+
     described = plan.as_dict()
+    one_gemm = max(p.a3.shape[0], p.b3.shape[0]) == 1
+    described["host_descriptors"] = plan.path == "descriptor" and one_gemm
     if plan.path == "persistent":
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
-        described["config"] = dataclasses.asdict(persistent_config(plan, p, c_probe))
+        config = persistent_config(plan, p, c_probe)
+        described["config"] = dataclasses.asdict(config)
+        described["host_descriptors"] = matmul_hopper.persistent_host_descriptors(1 if one_gemm else 2, config)
     elif plan.config is None:
-        from tilelab.ops import matmul_hopper
-
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
         known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k), config_type)
