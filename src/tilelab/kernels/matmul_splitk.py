@@ -125,18 +125,23 @@ def matmul_splitk_descriptor_kernel(
     INPUT_PRECISION: tl.constexpr,
     A_K_MAJOR: tl.constexpr,
     B_K_MAJOR: tl.constexpr,
+    HOST_DESCRIPTORS: tl.constexpr = False,
 ):
     """The same partial products, operands read through tensor descriptors: whole tiles, no masks.
 
     A slice covers whole BLOCK_K steps, so the only step cut short is the
     last one of K, and the descriptor's zero padding takes care of it.
+    HOST_DESCRIPTORS: a_ptr and b_ptr are descriptors built by the launcher (one batch).
     """
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     k_slice = tl.program_id(1)
     batch = tl.program_id(2).to(tl.int64)
-    a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
-                                         stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
-                                         A_K_MAJOR, B_K_MAJOR)
+    if HOST_DESCRIPTORS:
+        a_desc, b_desc = a_ptr, b_ptr
+    else:
+        a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
+                                             stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
+                                             A_K_MAJOR, B_K_MAJOR)
 
     steps = tl.cdiv(K, BLOCK_K)
     steps_per_slice = tl.cdiv(steps, SPLIT_K)

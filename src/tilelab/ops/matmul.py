@@ -148,6 +148,14 @@ def host_descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, a_lay
     global memory and fences them, as `tl.make_tensor_descriptor` does. A and B are described as stored,
     like `operand_descriptors` does inside a kernel; C's block is [block_m, c_block_n].
     """
+    a_desc, b_desc = host_operand_descriptors(a2, b2, a_layout, b_layout, block_m, block_n, block_k)
+    c_desc = TensorDescriptor(c2, list(c2.shape), [c2.stride(0), 1], [block_m, c_block_n])
+    return a_desc, b_desc, c_desc
+
+
+def host_operand_descriptors(a2: torch.Tensor, b2: torch.Tensor, a_layout: OperandLayout, b_layout: OperandLayout,
+                             block_m: int, block_n: int, block_k: int):
+    """`host_descriptors` for A and B only (a kernel that writes C through pointers)."""
     (m, k), n = a2.shape, b2.shape[1]
     if a_layout.row_major:
         a_desc = TensorDescriptor(a2, [m, k], [a_layout.row_stride, 1], [block_m, block_k])
@@ -157,8 +165,7 @@ def host_descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, a_lay
         b_desc = TensorDescriptor(b2, [k, n], [b_layout.row_stride, 1], [block_k, block_n])
     else:
         b_desc = TensorDescriptor(b2, [n, k], [b_layout.row_stride, 1], [block_n, block_k])
-    c_desc = TensorDescriptor(c2, [m, n], [c2.stride(0), 1], [block_m, c_block_n])
-    return a_desc, b_desc, c_desc
+    return a_desc, b_desc
 
 
 VECTOR_BYTES = 16  # the widest load or store one thread issues

@@ -29,6 +29,7 @@ from tilelab.ops.matmul import (
     _needs_64bit_offsets,
     _stream_getter,
     host_descriptors,
+    host_operand_descriptors,
 )
 from tilelab.tuning import SHARED_MEMORY_BUDGET, Config
 
@@ -289,10 +290,9 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
     batch = c3.shape[0]
     workspace = split_k_workspace(batch, split_k, m, n, c3.device)
     descriptors = a_layout is not None and b_layout is not None and a_layout.tma_ok and b_layout.tma_ok
-    if descriptors:
-        _ensure_descriptor_scratch()
-    else:
-        offsets_64 = _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
+    if descriptors and batch > 1:
+        _ensure_descriptor_scratch()  # every program builds its own batch's descriptors
+    offsets_64 = not descriptors and _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
     tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
     counters = split_k_counters(c3.device, tiles * min(batch, MAX_GRID_Y))
     for start in range(0, batch, MAX_GRID_Y):
@@ -308,10 +308,15 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
         tiling = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
                   "GROUP_M": config.group_m, "SPLIT_K": split_k, "INPUT_PRECISION": precision}
         if descriptors:
-            args = (a_part, b_part, c_part, ws_part, counters, m, n, k,
+            host = batch == 1  # one GEMM: A's and B's descriptors built here, not in every program
+            operands = (a_part, b_part)
+            if host:
+                operands = host_operand_descriptors(a_part[0], b_part[0], a_layout, b_layout, config.block_m,
+                                                    config.block_n, config.block_k)
+            args = (*operands, c_part, ws_part, counters, m, n, k,
                     _batch_stride(a_part), a_layout.row_stride, _batch_stride(b_part), b_layout.row_stride,
                     c_part.stride(0), c_part.stride(1), c_part.stride(2),
-                    *tiling.values(), a_layout.row_major, not b_layout.row_major)
+                    *tiling.values(), a_layout.row_major, not b_layout.row_major, host)
             kernel = matmul_splitk_descriptor_kernel
         else:
             args = (a_part, b_part, c_part, ws_part, counters, m, n, k,
