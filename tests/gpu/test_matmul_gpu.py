@@ -121,7 +121,7 @@ def test_replayed_launch_computes_new_inputs(path, batch, rng, monkeypatch):
     host_built = matmul_op.describe_plan(a1, b1, path=path)["host_descriptors"]
     if path != "persistent":  # persistent: not for a warp-specialized config either (persistent_host_descriptors)
         assert host_built == (path == "descriptor" and not batch)
-    assert (replay.descriptors is not None) == host_built
+    assert replay.host_descriptors == host_built
     a2, b2 = operands()
     torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
     second = tilelab.matmul(a2, b2, path=path)
@@ -129,6 +129,27 @@ def test_replayed_launch_computes_new_inputs(path, batch, rng, monkeypatch):
     assert_matches_reference(first, a1, b1, label="first call")
     assert_matches_reference(second, a2, b2, label="replayed call")
     assert second.stride() == first.stride() and second.shape == first.shape
+
+
+def test_descriptor_replays_reuse_tensor_maps_through_the_c_launcher(rng, monkeypatch):
+    """A replay of a host-descriptor launch goes through TensorMapCache (not Triton's descriptor expansion)."""
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+    seen, real = [], matmul_op.TensorMapCache.arguments
+
+    def spy(self, *addresses):
+        seen.append(addresses)
+        return real(self, *addresses)
+
+    monkeypatch.setattr(matmul_op.TensorMapCache, "arguments", spy)
+    a = randn((256, 128), torch.float16, "cuda", rng)
+    b = randn((128, 320), torch.float16, "cuda", rng)
+    tilelab.matmul(a, b, path="descriptor")  # records the launch
+    for _ in range(2):
+        out = tilelab.matmul(a, b, path="descriptor")
+        assert seen and seen[-1][:2] == (a.data_ptr(), b.data_ptr())
+        assert_matches_reference(out, a, b, label="descriptor replay")
+    a.copy_(randn((256, 128), torch.float16, "cuda", rng))  # same address, new values: the map still holds
+    assert_matches_reference(tilelab.matmul(a, b, path="descriptor"), a, b, label="same address, new values")
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])

@@ -239,3 +239,35 @@ def test_planner_path_follows_work_and_batch(monkeypatch, m, n, k, batch, expect
     a = torch.empty(batch, m, k, dtype=torch.float16)
     b = torch.empty(batch, k, n, dtype=torch.float16)
     assert matmul_op.plan_matmul(a, b, None, "tf32", None).path == expected
+
+
+def test_tensor_map_cache_encodes_each_address_once():
+    encoded = []
+
+    def encode(address, swizzle, size, dtype, box, shape, strides, padding):
+        encoded.append(address)
+        return f"map@{address}"
+
+    meta = {"swizzle": 3, "elem_size": 2, "elem_type": 6, "block_size": [128, 64], "fp4_padded": False}
+    maps = matmul_op.TensorMapCache(encode, [([256, 512], [512, 1], meta), ([512, 128], [128, 1], meta)])
+    assert maps.arguments(4096, 8192) == ["map@4096", 256, 512, 512, 1, "map@8192", 512, 128, 128, 1]
+    assert maps.arguments(4096, 8192) == ["map@4096", 256, 512, 512, 1, "map@8192", 512, 128, 128, 1]
+    assert encoded == [4096, 8192]  # the second call reused both maps
+    maps.arguments(4096, 16384)  # a new address for B only
+    assert encoded == [4096, 8192, 16384]
+    for i in range(matmul_op.TensorMapCache.MAX_ADDRESSES + 1):  # bounded: many addresses start it over
+        maps.arguments(1 << 20 + i, 8192)
+    assert len(maps._maps[0]) <= matmul_op.TensorMapCache.MAX_ADDRESSES
+    with pytest.raises(ValueError):
+        maps.arguments(4096)  # one address per descriptor
+
+
+def test_c_launcher_is_found_under_triton_wrapper():
+    def wrap(launcher):
+        def inner(*args):
+            return launcher(*args)
+        return inner
+
+    assert matmul_op._c_launcher_under(wrap(len)) is len
+    assert matmul_op._c_launcher_under(wrap(lambda *a: None)) is None  # not a C function
+    assert matmul_op._c_launcher_under(None) is None

@@ -9,6 +9,7 @@ does little more than allocate the output and launch.
 import dataclasses
 import functools
 import math
+import types
 
 import torch
 import triton
@@ -493,6 +494,99 @@ def bind_launch(compiled, grid: tuple[int, int, int], tail_args: tuple):
     return launch
 
 
+class TensorMapCache:
+    """The expanded kernel arguments of host-built descriptors, by base address, for one recorded launch.
+
+    Triton's launcher turns each TensorDescriptor argument into (tensor map, *shape, *strides), encoding
+    the tensor map on the host at every launch. A tensor map holds where and how a tensor lies (address,
+    shape, strides, box, swizzle), not what it holds; a recorded launch fixes everything but the address,
+    so one map per address serves every later call at that address (weights, and the caching allocator's
+    reused blocks). `recipes`: per descriptor, (shape, strides, Triton's tensordesc metadata).
+    """
+
+    MAX_ADDRESSES = 16  # per descriptor; then start over
+
+    def __init__(self, encode, recipes):
+        self._encode = encode  # Triton's fill_tma_descriptor
+        self._recipes = [(meta["swizzle"], meta["elem_size"], _TMA_DTYPE_DEVICE_TO_HOST[meta["elem_type"]],
+                          list(meta["block_size"]), list(shape), list(strides), (*shape, *strides))
+                         for shape, strides, meta in recipes]
+        self._maps: list[dict] = [{} for _ in recipes]
+
+    def arguments(self, *addresses: int) -> list:
+        expanded = []
+        for address, recipe, maps in zip(addresses, self._recipes, self._maps, strict=True):
+            tensor_map = maps.get(address)
+            if tensor_map is None:
+                if len(maps) >= self.MAX_ADDRESSES:
+                    maps.clear()
+                swizzle, size, dtype, box, shape, strides, _ = recipe
+                tensor_map = maps[address] = self._encode(address, swizzle, size, dtype, box, shape, strides, 0)
+            expanded.append(tensor_map)
+            expanded.extend(recipe[-1])
+        return expanded
+
+
+def _tma_dtype_device_to_host() -> dict:
+    try:
+        from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST
+    except ImportError:  # no NVIDIA backend: nothing will ask
+        return {}
+    return TMA_DTYPE_DEVICE_TO_HOST
+
+
+_TMA_DTYPE_DEVICE_TO_HOST = _tma_dtype_device_to_host()
+
+
+def _c_launcher_under(wrapped):
+    """Triton 3.6 wraps the C launcher of a kernel with descriptor parameters in a Python function that
+    expands them; the C function it closes over, or None."""
+    for cell in getattr(wrapped, "__closure__", None) or ():
+        if isinstance(cell.cell_contents, types.BuiltinFunctionType):
+            return cell.cell_contents
+    return None
+
+
+class _Address:
+    """What a TensorDescriptor needs of its base tensor: an address and a dtype."""
+
+    __slots__ = ("address", "dtype")
+
+    def __init__(self, address: int, dtype: torch.dtype):
+        self.address, self.dtype = address, dtype
+
+    def data_ptr(self) -> int:
+        return self.address
+
+
+def bind_descriptor_launch(compiled, grid: tuple[int, int, int], tail_args: tuple, specs: tuple):
+    """`bind_launch` for a kernel whose first three parameters are host-built descriptors (of A, B and C).
+
+    The returned function takes (stream, a_address, b_address, c_address). `specs`: each recorded
+    descriptor's (shape, strides, block, dtype). Tensor maps come from a `TensorMapCache` and go straight
+    to the C launcher; where that cannot be reached, descriptors are rebuilt and Triton expands them.
+    """
+    run = compiled.run
+    metas = getattr(compiled.metadata, "tensordesc_meta", None)
+    direct = _c_launcher_under(getattr(run, "launch", None))
+    if direct is None or not metas or run.global_scratch_size or run.profile_scratch_size:
+        slow = bind_launch(compiled, grid, tail_args)
+
+        def launch(stream, *addresses):
+            slow(stream, *(TensorDescriptor(_Address(address, dtype), shape, strides, block)
+                           for address, (shape, strides, block, dtype) in zip(addresses, specs, strict=True)))
+        return launch
+    maps = TensorMapCache(triton.runtime.driver.active.utils.fill_tma_descriptor,
+                          [(spec[0], spec[1], meta) for spec, meta in zip(specs, metas, strict=True)])
+    # As in bind_launch: cooperative grid, PDL, global and profile scratch; packed metadata, launch metadata
+    # and the enter and exit hooks.
+    head = (run.launch_cooperative_grid, run.launch_pdl, None, None, compiled.packed_metadata, None, None, None)
+
+    def launch(stream, *addresses):
+        direct(*grid, stream, compiled.function, *head, *maps.arguments(*addresses), *tail_args)
+    return launch
+
+
 @dataclasses.dataclass(frozen=True)
 class _Replay:
     """A launch recorded for one operand signature: replaying it skips checks, planning and Triton's binder."""
@@ -507,7 +601,7 @@ class _Replay:
     split_k: tuple | None = None  # split-K: (workspace shape, tile counters needed)
     out_is_storage: bool = False  # storage_shape is the output's shape: return the buffer itself
     b_copy: tuple | None = None  # tf32 K-major B: (bind_launch of the transpose, the copy's shape)
-    descriptors: tuple | None = None  # host-built descriptors: (shape, strides, block) of A, B and C
+    host_descriptors: bool = False  # `launch` was bound by bind_descriptor_launch
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if self.needs_scratch:
@@ -521,12 +615,7 @@ class _Replay:
         # a.new_empty: the device comes from `a` (the key fixed it) without parsing a device argument, about
         # 1 us less than torch.empty(..., device=) on the H200's host (results/h200-overhead.log).
         storage = a.new_empty(self.storage_shape, dtype=self.out_dtype)
-        if self.descriptors is not None:
-            # The same shapes, strides and blocks as the recorded launch; only the base addresses are new.
-            bases = (a, b, storage)
-            self.launch(stream, *(TensorDescriptor(base, *spec) for base, spec in zip(bases, self.descriptors,
-                                                                                       strict=True)))
-        elif self.split_k is None:
+        if self.split_k is None:
             self.launch(stream, a.data_ptr(), b.data_ptr(), storage.data_ptr())
         else:
             from tilelab.ops import matmul_hopper
@@ -625,13 +714,15 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         if p.b_copy is not None:
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
-        descriptors = None
-        if isinstance(args[0], TensorDescriptor):
-            descriptors = tuple((d.shape, d.strides, d.block_shape) for d in args[:3])
-        _REPLAYS[key] = _Replay(bind_launch(compiled, grid, tail_args), a.device,
-                                tuple(out.shape if whole else storage.shape), out_dtype, tuple(out.shape),
-                                out.stride(), plan.path in ("descriptor", "persistent") and descriptors is None,
-                                split_k, out_is_storage=whole, b_copy=b_copy, descriptors=descriptors)
+        host = isinstance(args[0], TensorDescriptor)
+        if host:  # replayed with the same shapes, strides and blocks; only the addresses change
+            specs = tuple((d.shape, d.strides, d.block_shape, d.base.dtype) for d in args[:3])
+            launch = bind_descriptor_launch(compiled, grid, tail_args, specs)
+        else:
+            launch = bind_launch(compiled, grid, tail_args)
+        _REPLAYS[key] = _Replay(launch, a.device, tuple(out.shape if whole else storage.shape), out_dtype,
+                                tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent") and not host,
+                                split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host)
     return out
 
 
