@@ -74,6 +74,9 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     # Added 2026-11-29: twice the bytes per K step, for mid-sized problems whose few K steps are latency-bound.
     Config(64, 128, 128, 8, num_warps=4, num_stages=3),
     Config(128, 128, 128, 8, num_warps=8, num_stages=3),
+    # Added in session 4: on the descriptor path, 1024^3 at 0.94-0.95x torch against 0.86-0.91x for the
+    # split-K path's choice (results/h200-small-shapes-probe.log).
+    Config(128, 64, 128, 8, num_warps=4, num_stages=4),
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)

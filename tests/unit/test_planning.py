@@ -271,3 +271,18 @@ def test_c_launcher_is_found_under_triton_wrapper():
     assert matmul_op._c_launcher_under(wrap(len)) is len
     assert matmul_op._c_launcher_under(wrap(lambda *a: None)) is None  # not a C function
     assert matmul_op._c_launcher_under(None) is None
+
+
+@pytest.mark.parametrize("m,n,k,batch,expected", [
+    (16, 4096, 4096, 1, True), (128, 4096, 4096, 1, True),  # 32 tiles of 128x128 for 132 SMs, K to share out
+    (1024, 1024, 1024, 1, False),  # 64 tiles, but K=1024: one slice won, and TMA beat it
+    (128, 4096, 2048, 1, True),
+    (4096, 4096, 4096, 1, False),  # plenty of tiles
+    (128, 4096, 4096, 3, False),  # 96 tiles over the batch
+])
+def test_split_k_needs_few_tiles_and_a_long_k(monkeypatch, m, n, k, batch, expected):
+    from tilelab.ops import matmul_hopper
+
+    monkeypatch.setattr(matmul_op.env, "interpreting", lambda: False)
+    monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
+    assert matmul_op._split_k_pays_off(torch.device("cuda"), batch, m, n, k) is expected

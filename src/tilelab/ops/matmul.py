@@ -195,8 +195,10 @@ def _rows_defeat_vector_loads(a3: torch.Tensor, b3: torch.Tensor) -> bool:
 
 
 # Split-K: few output tiles for the SMs, and a K long enough to share out. Measured on the H200
-# (results/README.md): 16x4096x4096 and 128x4096x4096 make 32 tiles of 128x128 for 132 SMs.
-SPLIT_K_MIN_K = 1024
+# (results/README.md): 16x4096x4096 and 128x4096x4096 make 32 tiles of 128x128 for 132 SMs. At K=1024 the
+# tuner never split (1024^3 chose one slice), and the descriptor path's 128x64x128 tile beat that
+# (results/h200-small-shapes-probe.log): split-K starts at K=2048.
+SPLIT_K_MIN_K = 2048
 SPLIT_K_TILE = 128  # the tile size the "few tiles" rule counts with
 
 
