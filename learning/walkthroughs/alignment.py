@@ -47,5 +47,7 @@ def build() -> Script:
     s.say("\nSee it without a GPU: tests/unit/test_pointer_compile.py compiles the kernel for sm_90 both ways.")
     s.say("ALIGN=1: ld.global.b16, one element per instruction. ALIGN=8: cp.async 16-byte copies.")
     s.say("On the H200 (docs/PERFORMANCE.md) 1000^3 bf16 went from 0.63x torch (descriptor path, the old")
-    s.say("workaround) to 0.86x on the pointer path with ALIGN=8.")
+    s.say("workaround) to 0.86x on the pointer path with ALIGN=8. Since then a single GEMM this large takes")
+    s.say("the descriptor path again, with descriptors built on the host (explain descriptors); ALIGN still")
+    s.say("serves smaller and batched problems, which stay on the pointer path.")
     return s

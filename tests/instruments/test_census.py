@@ -36,6 +36,7 @@ def test_descriptor_path_on_sm90_uses_wgmma_and_tma(tmp_path):
     assert ptx["wgmma"] > 0 and ptx["mma.sync"] == 0
     assert ptx["cp.async.bulk.tensor"] > 0
     assert ptx["cp.async"] == 0  # TMA replaces the per-thread copies
+    assert ptx["tensormap.replace"] > 0  # inspected as a batch launches it: each program builds descriptors
     if "sass" in found["census"]:
         assert found["census"]["sass"]["HGMMA"] > 0 and found["census"]["sass"]["UTMALDG"] > 0
 
@@ -46,6 +47,7 @@ def test_persistent_kernel_on_sm90_uses_wgmma_and_tma(tmp_path):
     ptx = found["census"]["ptx"]
     assert ptx["wgmma"] > 0 and ptx["mma.sync"] == 0 and ptx["wgmma.e4m3"] == 0
     assert ptx["cp.async.bulk.tensor"] > 0 and ptx["cp.async"] == 0
+    assert ptx["tensormap.replace"] == 0  # one GEMM: its descriptors arrive built on the host
     resources = found["census"]["resources"]
     assert resources["registers"] > 0 and resources["spill_stores_bytes"] == 0
     assert 0 < resources["shared_bytes"] <= 232448  # what an sm_90 block may have
@@ -110,6 +112,8 @@ PTX = """
 	cp.async.commit_group;
 	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];
 	cp.async.bulk.commit_group ;
+	@%p6 tensormap.replace.tile.global_address.shared::cta.b1024.b64 [ %rd1 + 0 ], %rd2;
+	tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [ %rd3 ], [ %rd1 ], 128;
 	mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2};
 	wgmma.fence.sync.aligned;
 	wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%f1}, %rd1, %rd2, 1, 1, 1, 0, 1;
@@ -123,7 +127,7 @@ PTX = """
 def test_ptx_census_counts_instructions_not_their_neighbours():
     counts = census.count_ptx(PTX)
     assert counts == {"mma.sync": 1, "wgmma": 2, "wgmma.e4m3": 1, "ldmatrix": 1, "cp.async": 2,
-                      "cp.async.bulk.tensor": 1, "fma.f32": 1}
+                      "cp.async.bulk.tensor": 1, "tensormap.replace": 1, "fma.f32": 1}
     assert census.global_load_widths(PTX) == {"128": 1, "64": 1, "16": 1}
     assert census.cp_async_sizes(PTX) == {"16": 1, "4": 1}
     assert census.uses_tensor_cores(counts)

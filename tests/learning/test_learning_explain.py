@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from learning.walkthroughs import alignment, grouping, matmul, reduction, splitk
+from learning.walkthroughs import alignment, descriptors, grouping, matmul, reduction, splitk
 
 
 def _text(script) -> str:
@@ -74,3 +74,13 @@ def test_alignment_walkthrough_asks_the_library():
     answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
     assert answers["pointer_align for 1000x1000x1000 fp16"] == "8"
     assert answers["pointer_align for 1000x1000x1000 fp32 (4-byte elements)"] == "4"
+
+
+def test_descriptors_walkthrough_shows_what_the_library_builds():
+    text = _text(descriptors.build())
+    answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
+    assert answers["2048^3 fp16 on the descriptor path, 128x256 tiles: how many programs"] == "128"
+    assert answers["A: shape, strides (elements), block"] == "[1000, 1000], [1000, 1], [64, 64]"
+    assert answers["B is stored [N, K]: so its descriptor describes"].startswith("[1000, 1000], [1000, 1], [128, 64]")
+    for name in ("host_descriptors", "TensorMapCache", "persistent_host_descriptors", "tensormap.replace"):
+        assert name in text, name

@@ -7,6 +7,7 @@ compiler chose:
   ldmatrix              shared memory -> registers in MMA fragment layout
   cp.async (non-bulk)   Ampere asynchronous global -> shared copies, per thread
   cp.async.bulk.tensor  Hopper TMA: one thread moves a whole tile by descriptor
+  tensormap.replace     a kernel writing descriptor fields itself (descriptors built in every program)
   ld.global[.vN]        ordinary loads; the vector width says how many bytes per thread per load
 SASS (the real machine code, via cuobjdump) confirms what ptxas kept:
 HMMA / HGMMA (QGMMA for fp8) tensor-core ops, LDSM, LDGSTS, UTMALDG, LDG widths.
@@ -23,6 +24,7 @@ _PTX_PATTERNS = {
     "ldmatrix": r"^\s*(?:@!?%p\d+\s+)?ldmatrix\.",
     "cp.async": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.(?:ca|cg)\.",
     "cp.async.bulk.tensor": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.bulk\.tensor\.",
+    "tensormap.replace": r"^\s*(?:@!?%p\d+\s+)?tensormap\.replace\.",
     "fma.f32": r"^\s*(?:@!?%p\d+\s+)?fma\.rn\.f32\b",
 }
 

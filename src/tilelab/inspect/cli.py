@@ -106,6 +106,7 @@ def print_census(result) -> None:
         "ldmatrix": "shared -> registers in MMA fragment layout",
         "cp.async": "per-thread async global -> shared copies (Ampere)",
         "cp.async.bulk.tensor": "TMA tile copies by descriptor (Hopper)",
+        "tensormap.replace": "descriptor fields written in the kernel (0: built on the host)",
         "fma.f32": "scalar float32 fused multiply-adds (no tensor cores)",
     }
     for name, count in c["ptx"].items():
