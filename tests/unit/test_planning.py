@@ -286,3 +286,24 @@ def test_split_k_needs_few_tiles_and_a_long_k(monkeypatch, m, n, k, batch, expec
     monkeypatch.setattr(matmul_op.env, "interpreting", lambda: False)
     monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
     assert matmul_op._split_k_pays_off(torch.device("cuda"), batch, m, n, k) is expected
+
+
+def test_descriptor_launch_falls_back_to_rebuilt_descriptors_without_a_c_launcher():
+    """Where Triton's C launcher cannot be reached, a replay rebuilds TensorDescriptors for Triton to expand."""
+    from types import SimpleNamespace
+
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    calls = []
+    run = SimpleNamespace(launch=lambda *args: calls.append(args), global_scratch_size=0, profile_scratch_size=0,
+                          launch_cooperative_grid=False, launch_pdl=False)
+    compiled = SimpleNamespace(run=run, metadata=SimpleNamespace(), packed_metadata="meta", function="fn")
+    specs = (([64, 32], [32, 1], [16, 16], torch.float16), ([32, 48], [48, 1], [16, 16], torch.float16),
+             ([64, 48], [48, 1], [16, 16], torch.float32))
+    launch = matmul_op.bind_descriptor_launch(compiled, (4, 1, 1), ("tail",), specs)
+    launch("stream", 1024, 2048, 4096)
+    (args,) = calls
+    descriptors = [x for x in args if isinstance(x, TensorDescriptor)]
+    assert [d.base.data_ptr() for d in descriptors] == [1024, 2048, 4096]
+    assert [(d.shape, d.strides, d.block_shape, d.base.dtype) for d in descriptors] == list(specs)
+    assert args[:4] == (4, 1, 1, "stream") and args[-1] == "tail"

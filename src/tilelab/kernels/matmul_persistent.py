@@ -16,7 +16,9 @@ and writes past an edge are dropped, so there are no masks.
 
 Batches: grid axis 1 is the batch index; each batch gets grid axis 0's
 programs to itself (the launcher shares the SMs out among the batches), and
-each program builds its descriptors once, for its batch.
+each program builds its descriptors once, for its batch. A single GEMM's
+descriptors are built once by the launcher instead and arrive as kernel
+parameters (HOST_DESCRIPTORS): no program spends its start writing them.
 """
 
 import triton
