@@ -192,6 +192,27 @@ def test_split_k_strided_operands_and_batches(device, rng):
     assert relative_error(c, torch.matmul(a.double(), b.double())) <= 2e-5
 
 
+@pytest.mark.parametrize("batch", [1, 3])
+def test_split_k_descriptors_host_built_for_one_gemm_in_kernel_for_a_batch(batch, device, rng, monkeypatch):
+    from tilelab.ops import matmul_hopper
+
+    built, real = [], matmul_hopper.host_operand_descriptors
+
+    def spy(*args, **kwargs):
+        built.append(tuple(args[0].shape))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(matmul_hopper, "host_operand_descriptors", spy)
+    m, n, k = 20, 24, 96
+    a = randn((batch, m, k), torch.float32, device, rng)
+    b = randn((batch, k, n), torch.float32, device, rng)
+    c = torch.full((batch, m, n), float("nan"), dtype=torch.float32, device=device)
+    config = HopperConfig(16, 16, 16, group_m=1, num_warps=4, num_stages=1, epilogue_subtile=False, split_k=2)
+    launch_split_k(a, b, c, m, n, k, "ieee", config, a_layout=operand_layout(a), b_layout=operand_layout(b))
+    assert relative_error(c, torch.matmul(a.double(), b.double())) <= 2e-5
+    assert built == ([(m, k)] if batch == 1 else [])
+
+
 def test_split_k_output_strides_and_dtype(device, rng):
     # The reduction casts to C's dtype and honours C's strides (a transposed output here).
     m, n, k = 24, 40, 64
