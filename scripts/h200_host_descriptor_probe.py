@@ -4,15 +4,16 @@
     TRITON_INTERPRET=1 PYTHONPATH=src:. python scripts/h200_host_descriptor_probe.py --check   # CPU, correctness
 
 Same kernels, same configurations, same operands; only HOST_DESCRIPTORS differs. Variants take turns
-(`--rounds`), each timed with tuning.measure_ms (events, cold L2), next to torch.mm.
+(`--rounds`), each timed with tuning.measure_ms (events, cold L2), next to torch.mm. (A variant that does not
+compile is now dropped after its first call; call N's log shows it failing in every round.)
 """
 
 import argparse
-import statistics
 
 import torch
 import triton
 
+from scripts.turns import first_calls, medians_in_turns
 from tilelab import env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel
 from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
@@ -33,24 +34,27 @@ def operands(m, n, k, dtype, device):
     return a, b
 
 
-def descriptor_launch(a, b, config: Config, host: bool):
-    """A launch of matmul_descriptor_kernel on row-major 2-D a, b; returns (launch, output)."""
-    from triton.tools.tensor_descriptor import TensorDescriptor
-
-    (m, k), n = a.shape, b.shape[1]
+def kernel_operands(a, b, config: Config, host: bool, c_block_n: int):
+    """A padded output C and the kernels' first three arguments: descriptors built by `host_descriptors`
+    (host=True), or the tensors themselves for each program to describe."""
+    m, n = a.shape[0], b.shape[1]
     width = matmul_op.padded_row_stride(n, a.element_size())
     c = torch.empty((m, width), dtype=a.dtype, device=a.device)[:, :n]
-    bm, bn, bk = config.block_m, config.block_n, config.block_k
-    grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn), 1, 1)
-    if host:
-        args = (TensorDescriptor(a, [m, k], [a.stride(0), 1], [bm, bk]),
-                TensorDescriptor(b, [k, n], [b.stride(0), 1], [bk, bn]),
-                TensorDescriptor(c, [m, n], [c.stride(0), 1], [bm, bn]))
-    else:
+    if not host:
         matmul_op._ensure_descriptor_scratch()
-        args = (a, b, c)
-    args = (*args, m, n, k, 0, a.stride(0), 0, b.stride(0), 0, c.stride(0),
-            bm, bn, bk, config.group_m, "tf32", True, False, host)
+        return c, (a, b, c)
+    layouts = matmul_op.operand_layout(a[None]), matmul_op.operand_layout(b[None])
+    return c, matmul_op.host_descriptors(a, b, c, *layouts, config.block_m, config.block_n, config.block_k,
+                                         c_block_n)
+
+
+def descriptor_launch(a, b, config: Config, host: bool):
+    """A launch of matmul_descriptor_kernel on row-major 2-D a, b; returns (launch, output)."""
+    (m, k), n = a.shape, b.shape[1]
+    c, operands = kernel_operands(a, b, config, host, config.block_n)
+    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), 1, 1)
+    args = (*operands, m, n, k, 0, a.stride(0), 0, b.stride(0), 0, c.stride(0),
+            config.block_m, config.block_n, config.block_k, config.group_m, "tf32", True, False, host)
 
     def launch():
         matmul_descriptor_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
@@ -58,24 +62,12 @@ def descriptor_launch(a, b, config: Config, host: bool):
 
 
 def persistent_launch(a, b, config: HopperConfig, host: bool, sms: int):
-    from triton.tools.tensor_descriptor import TensorDescriptor
-
+    """The same for matmul_persistent_kernel, one program per SM (at most)."""
     (m, k), n = a.shape, b.shape[1]
-    width = matmul_op.padded_row_stride(n, a.element_size())
-    c = torch.empty((m, width), dtype=a.dtype, device=a.device)[:, :n]
-    bm, bn, bk = config.block_m, config.block_n, config.block_k
-    tiles = triton.cdiv(m, bm) * triton.cdiv(n, bn)
-    grid = (min(tiles, sms), 1, 1)
-    c_bn = bn // 2 if config.epilogue_subtile else bn
-    if host:
-        args = (TensorDescriptor(a, [m, k], [a.stride(0), 1], [bm, bk]),
-                TensorDescriptor(b, [k, n], [b.stride(0), 1], [bk, bn]),
-                TensorDescriptor(c, [m, n], [c.stride(0), 1], [bm, c_bn]))
-    else:
-        matmul_op._ensure_descriptor_scratch()
-        args = (a, b, c)
-    args = (*args, m, n, k, 0, a.stride(0), 0, b.stride(0), 0, c.stride(0),
-            bm, bn, bk, config.group_m, "tf32", True, False, config.num_stages,
+    c, operands = kernel_operands(a, b, config, host, config.store_block_n)
+    grid = (min(triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), sms), 1, 1)
+    args = (*operands, m, n, k, 0, a.stride(0), 0, b.stride(0), 0, c.stride(0),
+            config.block_m, config.block_n, config.block_k, config.group_m, "tf32", True, False, config.num_stages,
             config.epilogue_subtile, config.warp_specialize, config.flatten, host)
 
     def launch():
@@ -138,21 +130,12 @@ def main() -> None:
                 name = f"{path}-{'host' if host else 'device'} {config.label()}"
                 variants[name] = launch
                 outputs[name] = c
-        samples = {name: [] for name in variants}
-        for _ in range(args.rounds):
-            for name, launch in variants.items():
-                try:
-                    samples[name].append(tuning.measure_ms(launch))
-                except Exception as error:  # a variant that fails to compile is a result too
-                    samples[name].append(float("nan"))
-                    print(f"  {name} failed: {type(error).__name__}: {str(error)[:160]}", flush=True)
+        first_calls(variants)
+        medians = medians_in_turns(variants, args.rounds)
         flops = 2 * m * n * k
-        torch_ms = statistics.median(samples["torch"])
+        torch_ms = medians.pop("torch")
         print(f"{m}x{n}x{k} {dtype}: torch {torch_ms * 1e3:8.1f} us {flops / torch_ms / 1e9:6.1f} TFLOP/s", flush=True)
-        for name, times in samples.items():
-            if name == "torch":
-                continue
-            ms = statistics.median(times)
+        for name, ms in medians.items():
             err = ""
             if ref is not None and name in outputs:
                 err = f" err {((outputs[name].double() - ref).norm() / ref.norm()).item():.1e}"

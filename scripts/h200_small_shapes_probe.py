@@ -8,12 +8,11 @@ Variants take turns with torch.mm; each is timed with tuning.measure_ms (events,
 """
 
 import argparse
-import statistics
 
 import torch
 
 import tilelab
-from tilelab import tuning
+from scripts.turns import first_calls, medians_in_turns
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_hopper
 from tilelab.ops.matmul_hopper import HopperConfig
@@ -63,22 +62,11 @@ def probe(shape, dtype, rounds: int) -> None:
     variants = {"torch": lambda: torch.mm(a, b), "library default": lambda: tilelab.matmul(a, b)}
     for path, config, tma in PROBES[shape]:
         variants[f"{path:10s} {config.label():32s} {'tma' if tma else 'ptr'}"] = variant(a, b, path, config, tma)
-    errors = {}
-    for name, launch in list(variants.items()):
-        try:
-            out = launch()
-            errors[name] = ((out.double() - ref).norm() / ref.norm()).item()
-        except Exception as error:  # a variant that does not compile or fit is a result too
-            print(f"  {name} failed: {type(error).__name__}: {str(error)[:160]}", flush=True)
-            del variants[name]
-    samples = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, launch in variants.items():
-            samples[name].append(tuning.measure_ms(launch))
-    torch_ms = statistics.median(samples.pop("torch"))
+    errors = {name: ((out.double() - ref).norm() / ref.norm()).item() for name, out in first_calls(variants).items()}
+    medians = medians_in_turns(variants, rounds)
+    torch_ms = medians.pop("torch")
     print(f"{m}x{n}x{k} {dtype}: torch {torch_ms * 1e3:6.1f} us", flush=True)
-    for name, times in samples.items():
-        ms = statistics.median(times)
+    for name, ms in medians.items():
         print(f"  {name:60s} {ms * 1e3:6.1f} us ({torch_ms / ms:.3f}x torch) err {errors[name]:.0e}", flush=True)
 
 

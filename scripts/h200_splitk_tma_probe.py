@@ -7,10 +7,10 @@ split), variants taking turns with torch.mm, each timed with tuning.measure_ms (
 """
 
 import argparse
-import statistics
 
 import torch
 
+from scripts.turns import medians_in_turns
 from tilelab import tuning
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_hopper
@@ -47,14 +47,10 @@ def probe(m: int, n: int, k: int, rounds: int) -> None:
             launch()
             err = ((c.double() - ref).norm() / ref.norm()).item()
             variants[f"{config.label():32s} {'tma-host' if tma else 'pointer '} err {err:.0e}"] = launch
-    samples = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, launch in variants.items():
-            samples[name].append(tuning.measure_ms(launch))
-    torch_ms = statistics.median(samples.pop("torch"))
+    medians = medians_in_turns(variants, rounds)
+    torch_ms = medians.pop("torch")
     print(f"{m}x{n}x{k} float16: torch {torch_ms * 1e3:6.1f} us", flush=True)
-    for name, times in samples.items():
-        ms = statistics.median(times)
+    for name, ms in medians.items():
         print(f"  {name} {ms * 1e3:6.1f} us ({torch_ms / ms:.3f}x torch)", flush=True)
 
 

@@ -10,12 +10,11 @@ Variants take turns with torch.mm (TF32 allowed); each is timed with tuning.meas
 """
 
 import argparse
-import statistics
 
 import torch
 
 import tilelab
-from tilelab import tuning
+from scripts.turns import first_calls, medians_in_turns
 from tilelab.ops.matmul_hopper import HopperConfig
 
 
@@ -34,28 +33,18 @@ def probe(size: int, rounds: int) -> None:
         variants[f"swapped: {config.label()}"] = (
             lambda c=config: tilelab.matmul(b.t(), a.t(), path="persistent", config=c).t())
     reference = (a.double() @ b.double()) if size <= 4096 else None
-    errors = {}
-    for name, launch in list(variants.items()):
-        try:
-            out = launch()
-            if reference is not None:
-                errors[name] = ((out.double() - reference).norm() / reference.norm()).item()
-        except Exception as error:  # a variant that does not compile or fit is a result too
-            print(f"  {name} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
-            del variants[name]
+    outputs = first_calls(variants)
+    errors = {} if reference is None else {
+        name: ((out.double() - reference).norm() / reference.norm()).item() for name, out in outputs.items()}
     previous = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = True
     try:
-        samples = {name: [] for name in variants}
-        for _ in range(rounds):
-            for name, launch in variants.items():
-                samples[name].append(tuning.measure_ms(launch))
+        medians = medians_in_turns(variants, rounds)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous
-    torch_ms = statistics.median(samples["torch.mm (TF32)"])
+    torch_ms = medians["torch.mm (TF32)"]
     print(f"{size}^3 float32/tf32: torch {torch_ms * 1e3:7.1f} us", flush=True)
-    for name, times in samples.items():
-        ms = statistics.median(times)
+    for name, ms in medians.items():
         err = f" err {errors[name]:.1e}" if name in errors else ""
         print(f"  {name:52s} {ms * 1e3:7.1f} us ({torch_ms / ms:.3f}x torch){err}", flush=True)
 

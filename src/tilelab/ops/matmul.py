@@ -509,8 +509,10 @@ class TensorMapCache:
     MAX_ADDRESSES = 16  # per descriptor; then start over
 
     def __init__(self, encode, recipes):
+        from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST  # Triton's own dtype mapping
+
         self._encode = encode  # Triton's fill_tma_descriptor
-        self._recipes = [(meta["swizzle"], meta["elem_size"], _TMA_DTYPE_DEVICE_TO_HOST[meta["elem_type"]],
+        self._recipes = [(meta["swizzle"], meta["elem_size"], TMA_DTYPE_DEVICE_TO_HOST[meta["elem_type"]],
                           list(meta["block_size"]), list(shape), list(strides), (*shape, *strides))
                          for shape, strides, meta in recipes]
         self._maps: list[dict] = [{} for _ in recipes]
@@ -527,17 +529,6 @@ class TensorMapCache:
             expanded.append(tensor_map)
             expanded.extend(recipe[-1])
         return expanded
-
-
-def _tma_dtype_device_to_host() -> dict:
-    try:
-        from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST
-    except ImportError:  # no NVIDIA backend: nothing will ask
-        return {}
-    return TMA_DTYPE_DEVICE_TO_HOST
-
-
-_TMA_DTYPE_DEVICE_TO_HOST = _tma_dtype_device_to_host()
 
 
 def _c_launcher_under(wrapped):

@@ -55,6 +55,11 @@ class HopperConfig(Config):
         ))
         return super().label() + flags
 
+    @property
+    def store_block_n(self) -> int:
+        """Columns of C stored at a time: half the tile with epilogue subtiling (C's descriptor block)."""
+        return self.block_n // 2 if self.epilogue_subtile else self.block_n
+
     def shared_memory_bytes(self, in_size: int, out_size: int) -> int:
         """What Triton 3.6 allocates on sm_90 for the persistent kernels (checked against compiled metadata).
 
@@ -217,9 +222,8 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
         grid = persistent_grid(tiles, stop - start, num_sms)
         operands = (a_part, b_part, c_part)
         if host:
-            c_block_n = config.block_n // 2 if config.epilogue_subtile else config.block_n
             operands = host_descriptors(a_part[0], b_part[0], c_part[0], a_layout, b_layout, config.block_m,
-                                        config.block_n, config.block_k, c_block_n)
+                                        config.block_n, config.block_k, config.store_block_n)
         args = (*operands, m, n, k,
                 _batch_stride(a_part), a_layout.row_stride,
                 _batch_stride(b_part), b_layout.row_stride,
@@ -407,8 +411,7 @@ def _descriptor_signature(dtype, out_dtype, config: HopperConfig, a_k_major: boo
                           names: tuple[str, str, str]) -> dict:
     """Signature types of host-built A, B and C descriptors, with the blocks `host_descriptors` gives them."""
     bm, bn, bk = config.block_m, config.block_n, config.block_k
-    c_bn = bn // 2 if config.epilogue_subtile else bn
-    blocks = ([bm, bk] if a_k_major else [bk, bm], [bn, bk] if b_k_major else [bk, bn], [bm, c_bn])
+    blocks = ([bm, bk] if a_k_major else [bk, bm], [bn, bk] if b_k_major else [bk, bn], [bm, config.store_block_n])
     types = (_TRITON_TYPE[dtype], _TRITON_TYPE[dtype], _TRITON_TYPE[out_dtype])
     return {name: f"tensordesc<{t}[{r}, {c}]>" for name, t, (r, c) in zip(names, types, blocks, strict=True)}
 

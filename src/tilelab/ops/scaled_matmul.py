@@ -178,9 +178,8 @@ def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: Ho
     # and "column-major B" (B = bt.T).
     a_layout = OperandLayout(True, _row_stride(a.stride(0), m, k), 0, tma_ok=True)
     b_layout = OperandLayout(False, _row_stride(bt.stride(0), n, k), 0, tma_ok=True)
-    c_block_n = config.block_n // 2 if config.epilogue_subtile else config.block_n
     a_desc, b_desc, c_desc = host_descriptors(a, bt.t(), c, a_layout, b_layout, config.block_m, config.block_n,
-                                              config.block_k, c_block_n)
+                                              config.block_k, config.store_block_n)
     scaled_matmul_kernel[(max(1, min(tiles, num_sms)),)](
         a_desc, b_desc, c_desc, scale_a, scale_b, m, n, k,
         BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
