@@ -77,6 +77,10 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     # Added in session 4: on the descriptor path, 1024^3 at 0.94-0.95x torch against 0.86-0.91x for the
     # split-K path's choice (results/h200-small-shapes-probe.log).
     Config(128, 64, 128, 8, num_warps=4, num_stages=4),
+    # Added in session 5: for tiny launch-bound problems, more programs that each finish K in one or two steps.
+    # At 127x255x65 it and 16x64x128 are within 3% of each other, first one then the other
+    # (results/h200-session5-probe.log, h200-retune-tiny.log).
+    Config(32, 32, 128, 8, num_warps=4, num_stages=3),
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)

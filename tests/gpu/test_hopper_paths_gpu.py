@@ -266,6 +266,22 @@ def test_fp8_every_candidate_and_output_dtype(config, out_dtype, rng):
                      f"{config.label()} -> {out_dtype} fast={fast}")
 
 
+@pytest.mark.parametrize("flatten", [False, True])
+@pytest.mark.parametrize("num_sms", [1, 7])
+def test_fp8_more_tiles_than_programs(flatten, num_sms, rng):
+    from tilelab.ops import scaled_matmul as scaled_op
+
+    m, n, k = 1000, 1040, 512
+    a, b = fp8_operands(m, n, k, rng, spread=1.0)
+    scale_a = torch.tensor([0.5], device="cuda")
+    scale_b = torch.tensor([3.0], device="cuda")
+    c = torch.full((m, n), float("nan"), dtype=torch.bfloat16, device="cuda")
+    config = HopperConfig(128, 128, 128, num_warps=8, num_stages=3, group_m=3, flatten=flatten)
+    scaled_op.launch_scaled(a, b.t(), c, scale_a, scale_b, m, n, k, config, True, num_sms)
+    assert_close(c, scaled_matmul_reference(a, b, scale_a, scale_b), tolerance(FP8, out_dtype=torch.bfloat16),
+                 f"{num_sms} programs, flatten={flatten}")
+
+
 def test_fp8_pretune_times_every_candidate_and_the_next_call_uses_the_winner(monkeypatch, tmp_path, rng):
     from tilelab import tuning
     from tilelab.ops import scaled_matmul as scaled_op

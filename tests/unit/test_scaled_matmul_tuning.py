@@ -6,6 +6,7 @@ private, empty tuning cache. A call that is not meant to time anything gets
 a launch (and a `measure_ms`) that fails the test if called.
 """
 
+import dataclasses
 import json
 import types
 
@@ -118,6 +119,21 @@ def test_interpreter_keeps_its_small_tiles_and_matches_float64(fast_accum, monke
     scale_a, scale_b = torch.tensor([0.375]), torch.tensor([2.5])
     out = op.scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.float32, use_fast_accum=fast_accum)
     assert used == [op.INTERPRETER_CONFIG]
+    ref = op.scaled_matmul_reference(a, b, scale_a, scale_b)
+    assert (out.double() - ref).abs().max().item() <= 1e-5 * ref.abs().max().item()
+
+
+@interpreter_only
+@pytest.mark.parametrize("flatten", [False, True])
+def test_interpreter_more_tiles_than_programs_with_and_without_fused_loops(flatten, rng):
+    # 3 x 4 tiles of 32x32 over 4 programs: every program stores tiles after its first (the epilogue's own
+    # tile counter, which FLATTEN relies on).
+    config = dataclasses.replace(op.INTERPRETER_CONFIG, flatten=flatten)
+    m, n, k = 70, 127, 96
+    a = (randn((m, k), torch.float32, "cpu", rng) * 2).to(op.INPUT_DTYPE)
+    b = (randn((n, k), torch.float32, "cpu", rng) * 2).to(op.INPUT_DTYPE).t()
+    scale_a, scale_b = torch.tensor([0.5]), torch.tensor([1.5])
+    out = op.scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.float32, use_fast_accum=True, config=config)
     ref = op.scaled_matmul_reference(a, b, scale_a, scale_b)
     assert (out.double() - ref).abs().max().item() <= 1e-5 * ref.abs().max().item()
 

@@ -24,7 +24,9 @@ than 23). Over a long K the rounding of that running sum grows.
   registers and adds per step.
 
 The persistent loop is that of `kernels/matmul_persistent.py`: one program
-per SM, tiles in GROUP_M order, descriptors built once.
+per SM, tiles in GROUP_M order, descriptors built once; with FLATTEN the tile
+and K loops become one pipelined loop, so the next tile's first loads are in
+flight while this tile's epilogue runs.
 """
 
 import triton
@@ -44,6 +46,7 @@ def scaled_matmul_kernel(
     NUM_STAGES: tl.constexpr,
     EPILOGUE_SUBTILE: tl.constexpr,
     FAST_ACCUM: tl.constexpr,
+    FLATTEN: tl.constexpr = False,
 ):
     start = tl.program_id(0)
     programs = tl.num_programs(0)
@@ -52,7 +55,10 @@ def scaled_matmul_kernel(
 
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_steps = tl.cdiv(K, BLOCK_K)
-    for tile in tl.range(start, tiles, programs):
+    # As in matmul_persistent_kernel: the epilogue recomputes its tile from its own counter, so that
+    # FLATTEN can fuse the loops (the store then runs on the last K step).
+    epilogue_tile = start - programs
+    for tile in tl.range(start, tiles, programs, flatten=FLATTEN):
         pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
@@ -66,5 +72,9 @@ def scaled_matmul_kernel(
                 # Promote to float32 after every BLOCK_K products.
                 acc = tl.dot(a, b, acc, max_num_imprecise_acc=BLOCK_K)
 
+        epilogue_tile += programs
+        pid_m, pid_n = grouped_tile(epilogue_tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
         acc = acc * scale
         store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)

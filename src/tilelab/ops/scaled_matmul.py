@@ -184,7 +184,7 @@ def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: Ho
         a_desc, b_desc, c_desc, scale_a, scale_b, m, n, k,
         BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
         NUM_STAGES=config.num_stages, EPILOGUE_SUBTILE=config.epilogue_subtile, FAST_ACCUM=fast_accum,
-        num_warps=config.num_warps, num_stages=config.num_stages,
+        FLATTEN=config.flatten, num_warps=config.num_warps, num_stages=config.num_stages,
     )
 
 
