@@ -4,6 +4,7 @@ import json
 
 import pytest
 import torch
+import triton
 
 from tilelab import tuning
 from tilelab.ops import matmul as matmul_op
@@ -98,7 +99,6 @@ def test_descriptor_epilogue_counts_in_shared_memory():
 
 
 def test_replays_only_for_cuda_tensors_and_without_launch_hooks():
-    import triton
 
     a = torch.empty(4, 4)
     assert matmul_op._replay_key(a, a, None, None, None, None) is None
@@ -135,7 +135,6 @@ def test_descriptor_scratch_allocator_is_set_in_every_thread():
 def test_descriptor_scratch_keeps_a_callers_allocator():
     import contextvars
 
-    import triton
     from triton.runtime import _allocation
 
     def mine(size, alignment, stream):
@@ -157,6 +156,45 @@ def test_choose_without_measuring_keeps_the_default(monkeypatch, tmp_path):
     assert calls == []
     tuning.cache().put("k", tuning.FIXED, {})
     assert tuning.choose("k", tuning.GPU_CANDIDATES, calls.append, measure=False) == tuning.FIXED
+
+
+def test_choose_is_not_fooled_by_a_clock_that_slows_down_as_it_goes(monkeypatch, tmp_path):
+    # Each timing comes out 0.1 ms slower than the one before (a GPU heating up). Measured one after the other,
+    # the first candidate would win with the worst true time; taking turns there and back, the fastest wins.
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "t.json"))
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    candidates = tuning.GPU_CANDIDATES[:3]
+    true_ms = dict(zip(candidates, (1.05, 1.00, 1.02), strict=True))
+    timings = []
+
+    def drifting(launch, samples=tuning.TUNING_SAMPLES):
+        config = launch()
+        timings.append(true_ms[config] + 0.1 * len(timings))
+        return timings[-1]
+
+    monkeypatch.setattr(tuning, "measure_ms", drifting)
+    assert tuning.choose("k", candidates, lambda c: c) == candidates[1]
+    assert len(timings) == len(candidates) * tuning.TUNING_ROUNDS
+
+
+def test_choose_drops_a_candidate_that_cannot_compile_and_times_the_rest(monkeypatch, tmp_path):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "t.json"))
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    candidates = tuning.GPU_CANDIDATES[:3]
+    launched = []
+
+    def launch(config):
+        launched.append(config)
+        if config == candidates[0]:
+            raise triton.runtime.errors.OutOfResources(300000, 232448, "shared memory")
+
+    monkeypatch.setattr(tuning, "measure_ms", lambda run, samples=16: run() or 1.0 + candidates.index(launched[-1]))
+    assert tuning.choose("k", candidates, launch) == candidates[1]
+    assert launched.count(candidates[0]) == 1  # tried once, then out
+    assert set(json.loads((tmp_path / "t.json").read_text())["entries"]["k"]["timings_ms"]) == {
+        c.label() for c in candidates[1:]}
 
 
 def _on_fake_hopper(monkeypatch):

@@ -119,6 +119,8 @@ PERSISTENT_CANDIDATES: tuple[HopperConfig, ...] = (
     _c(128, 256, 64, 8, 3, flatten=True),
     _c(128, 256, 64, 8, 4, group_m=16),
     _c(256, 128, 64, 8, 3),
+    # Added in session 5, after fp8 gained from fused loops with 4 stages (FP8_CANDIDATES below).
+    _c(128, 256, 64, 8, 4, flatten=True),
 )
 
 # Split-K for skinny problems (M of 16..256 with a long K): short tiles, long K steps, 1-8 slices (1: no
