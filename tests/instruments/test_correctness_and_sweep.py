@@ -139,8 +139,9 @@ def test_rounds_let_the_variants_take_turns(monkeypatch, rounds, shares):
     settings = sweep.SweepSettings(dtypes=["float32"], samples=7, warmup=5, rounds=rounds)
     results = sweep.run(sweep.plan_cases([op], ["float32"], [(4, 4, 4)], seed=0), settings, None, l2_bytes=1 << 20)
     timed = [v["name"] for v in results[0]["variants"] if v["status"] == "ok"]
-    # Round by round, every timed variant once, in order; the wrong one never.
-    assert [name for name, _, _ in calls] == timed * rounds
+    # Round by round, every timed variant once, forward then back; the wrong one never.
+    assert [name for name, _, _ in calls] == [name for turn in range(rounds)
+                                              for name in (timed if turn % 2 == 0 else timed[::-1])]
     assert [n for _, n, _ in calls] == [share for share in shares for _ in timed]
     assert [w for _, _, w in calls] == [5] * len(timed) + [2] * len(timed) * (rounds - 1)
     for variant in results[0]["variants"]:

@@ -202,6 +202,21 @@ def _on_fake_hopper(monkeypatch):
     monkeypatch.setattr(matmul_op.env, "is_hopper_or_newer", lambda device: True)
 
 
+@pytest.mark.parametrize("paths", [(None,), ("persistent",)])
+def test_pretune_times_the_persistent_path_also_where_the_default_leads_there(monkeypatch, paths):
+    # matmul() never times persistent candidates by itself, so pretune must, for path=None too.
+    _on_fake_hopper(monkeypatch)
+    launched = []
+    monkeypatch.setattr(matmul_op, "_launch_persistent",
+                        lambda plan, prob, c3, *, measure=False: launched.append((plan.path, measure)))
+    monkeypatch.setattr(matmul_op, "matmul", lambda *a, **kw: pytest.fail("the untimed default launched"))
+    monkeypatch.setattr(matmul_op, "describe_plan", lambda a, b, **kw: {"path": "persistent", "config": None})
+    monkeypatch.setattr(matmul_op, "_check", lambda *args: None)  # CPU tensors on a pretend Hopper
+    records = matmul_op.pretune([(4096, 4096, 1024)], (torch.float16,), paths=paths, device="cpu")
+    assert launched == [("persistent", True)]
+    assert [r["path"] for r in records] == ["persistent"]
+
+
 @pytest.mark.parametrize("b_shape,b_batch_stride_zero", [((1024, 96), False), ((3, 1024, 96), False),
                                                          ((1024, 96), True)])
 def test_tf32_copies_row_major_b_to_k_major(monkeypatch, b_shape, b_batch_stride_zero):

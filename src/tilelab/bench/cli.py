@@ -62,8 +62,8 @@ def run_parser() -> argparse.ArgumentParser:
     parser.add_argument("--warmup", type=int, default=10, help="untimed calls first (default %(default)s)")
     parser.add_argument("--samples", type=int, default=50, help="timed samples per variant (default %(default)s)")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="variants take turns, SAMPLES/ROUNDS calls at a time, so clock drift during a case "
-                             "hits them alike (default %(default)s: each variant's samples back to back)")
+                        help="variants take turns, SAMPLES/ROUNDS calls at a time, forward then back, so clock drift "
+                             "during a case hits them alike (default %(default)s: each variant's samples back to back)")
     parser.add_argument("--graph-calls", type=int, default=0,
                         help="calls captured per graph (default: enough for ~2 ms per replay)")
     parser.add_argument("--seed", type=int, default=0, help="shuffles shapes and seeds the inputs")

@@ -148,12 +148,14 @@ def _time_variants(case: CasePlan, variants: list[Variant], results: list[dict],
     # With rounds > 1 the variants take turns: each times its share of the samples, then the next one does.
     # The GPU's clock drifts under sustained load (the H200's fell from 1980 to 1485-1770 MHz within one
     # case, results/h200-sustained-probe.log); taking turns spreads that over every variant alike, instead of
-    # penalizing whichever happens to run last.
+    # penalizing whichever happens to run last. Odd turns go in reverse order: a variant that always followed
+    # a slow, low-power one (tilelab-fixed) would always start on a cooler GPU.
     shares = [settings.samples // settings.rounds + (i < settings.samples % settings.rounds)
               for i in range(settings.rounds)]
     timed_parts: dict[int, list] = {i: [] for i, result in enumerate(results) if result["status"] == correctness.OK}
     for turn, share in enumerate(n for n in shares if n):
-        for i, variant in enumerate(variants):
+        order = list(enumerate(variants))
+        for i, variant in order if turn % 2 == 0 else order[::-1]:
             if i not in timed_parts or results[i]["timing_error"]:
                 continue
             advance(f"{label}: timing {variant.name}" + (f" (round {turn + 1})" if settings.rounds > 1 else ""))

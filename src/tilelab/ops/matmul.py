@@ -787,10 +787,12 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
             b = torch.randn(k, n, device=device).to(dtype)
             for path in paths:
                 try:
-                    if path == "persistent":
-                        _check(a, b, None, precision, path, None)
-                        prob = _with_k_major_b(_as_gemm(a, b), precision)  # as matmul() would see it
-                        plan = plan_matmul(prob.a3, prob.b3, path, precision or "tf32", None)
+                    _check(a, b, None, precision, path, None)
+                    prob = _with_k_major_b(_as_gemm(a, b), precision)  # as matmul() would see it
+                    plan = plan_matmul(prob.a3, prob.b3, path, precision or "tf32", None)
+                    # The persistent path's untuned default is a measured choice, so matmul() does not time its
+                    # candidates: tune it here, whether it was asked for or is where path=None leads.
+                    if plan.path == "persistent":
                         _launch_persistent(plan, prob, _allocate_output(plan, prob, a.dtype), measure=True)
                     else:
                         matmul(a, b, precision=precision, path=path)
