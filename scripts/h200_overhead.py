@@ -52,6 +52,18 @@ def main() -> None:
         for name, fn in variants.items():
             print(f"{m}x{n}x{k} {name:18s} eager {per_call_us(fn):7.1f} us/call   graph {graph_us(fn):6.2f} us/call",
                   flush=True)
+    # fp8: a replayed scaled_matmul against torch._scaled_mm (fast accumulation, bf16 out).
+    from tilelab.ops.scaled_matmul import scaled_matmul
+
+    a8 = torch.randn(128, 64, device="cuda").to(torch.float8_e4m3fn)
+    b8 = torch.randn(256, 64, device="cuda").to(torch.float8_e4m3fn).t()
+    one = torch.ones((), device="cuda")
+    fp8 = {"torch._scaled_mm": lambda: torch._scaled_mm(a8, b8, one, one, out_dtype=torch.bfloat16,
+                                                         use_fast_accum=True),
+           "scaled_matmul": lambda: scaled_matmul(a8, b8, one, one, use_fast_accum=True)}
+    for name, fn in fp8.items():
+        print(f"128x256x64 fp8 {name:16s} eager {per_call_us(fn):7.1f} us/call   graph {graph_us(fn):6.2f} us/call",
+              flush=True)
     a = torch.randn(127, 65, device="cuda", dtype=torch.float16)
     b = torch.randn(65, 255, device="cuda", dtype=torch.float16)
     tilelab.matmul(a, b)

@@ -44,6 +44,17 @@ def rng() -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
+@pytest.fixture(autouse=True)
+def fresh_replays(monkeypatch):
+    """Each test starts with no recorded launches: one test's replays never stand in for another's launches
+    (which may be spied on or patched)."""
+    from tilelab.ops import matmul as matmul_op
+    from tilelab.ops import scaled_matmul as scaled_op
+
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})
+    monkeypatch.setattr(scaled_op, "_REPLAYS", {})
+
+
 @pytest.fixture
 def poisoned_outputs(monkeypatch):
     """Fill every matmul output buffer (padding included) with NaN before the kernel runs.

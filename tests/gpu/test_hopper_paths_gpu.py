@@ -282,6 +282,36 @@ def test_fp8_more_tiles_than_programs(flatten, num_sms, rng):
                  f"{num_sms} programs, flatten={flatten}")
 
 
+def test_fp8_replayed_launch_computes_new_inputs_and_scales(monkeypatch, rng):
+    """The second call with the same signature replays the first launch: new addresses, new values, fresh output."""
+    from tilelab.ops import scaled_matmul as scaled_op
+
+    monkeypatch.setattr(scaled_op, "_REPLAYS", {})
+    m, n, k = 300, 1001, 256  # N = 1001: C's rows padded to 1008 elements, the caller sees a view
+    seen, real = [], scaled_op.launch_scaled
+
+    def spy(*args):
+        seen.append(args[8])
+        return real(*args)
+
+    monkeypatch.setattr(scaled_op, "launch_scaled", spy)
+    outputs = []
+    for scales in ((0.5, 3.0), (1.25, 0.75)):
+        a, b = fp8_operands(m, n, k, rng, spread=1.0)
+        scale_a, scale_b = (torch.tensor([s], device="cuda") for s in scales)
+        torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
+        out = scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, use_fast_accum=True)
+        assert out.shape == (m, n) and out.stride() == (1008, 1)
+        assert_close(out, scaled_matmul_reference(a, b, scale_a, scale_b), tolerance(FP8, out_dtype=torch.bfloat16),
+                     f"scales {scales}")
+        outputs.append(out)
+    assert len(seen) == 1 and len(scaled_op._REPLAYS) == 1  # the second call was a replay
+    assert outputs[0].data_ptr() != outputs[1].data_ptr()
+    scale_a.fill_(2.0)  # same address, new value: read at every launch
+    assert_close(scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, use_fast_accum=True),
+                 scaled_matmul_reference(a, b, scale_a, scale_b), tolerance(FP8, out_dtype=torch.bfloat16), "new scale")
+
+
 def test_fp8_pretune_times_every_candidate_and_the_next_call_uses_the_winner(monkeypatch, tmp_path, rng):
     from tilelab import tuning
     from tilelab.ops import scaled_matmul as scaled_op

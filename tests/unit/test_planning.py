@@ -360,3 +360,8 @@ def test_descriptor_launch_falls_back_to_rebuilt_descriptors_without_a_c_launche
     assert [d.base.data_ptr() for d in descriptors] == [1024, 2048, 4096]
     assert [(d.shape, d.strides, d.block_shape, d.base.dtype) for d in descriptors] == list(specs)
     assert args[:4] == (4, 1, 1, "stream") and args[-1] == "tail"
+
+    calls.clear()  # pointer parameters after the descriptors (fp8's scales) go between them and the tail
+    launch("stream", 1024, 2048, 4096, 77, 88)
+    (args,) = calls
+    assert args[-3:] == (77, 88, "tail") and isinstance(args[-4], TensorDescriptor)

@@ -155,3 +155,29 @@ def test_kernel_bench_tune_routes_scaled_matmul_cases_to_pretune_scaled():
                                  dtype="float8_e4m3fn")
     tuned = cli._pretune([case], None, torch.device("cpu"))
     assert [(t["path"], t["use_fast_accum"]) for t in tuned] == [("fp8", True), ("fp8", False)]
+
+
+def test_replay_key_only_for_a_well_formed_call_on_the_gpu():
+    a = torch.empty(64, 32, dtype=op.INPUT_DTYPE)
+    b = torch.empty(48, 32, dtype=op.INPUT_DTYPE).t()
+    one = torch.ones(1)
+    assert op._replay_key(a, b, one, one, BF16, True, None) is None  # CPU tensors: the interpreter, no replays
+    gpu_a = _Cuda(a)
+    assert op._replay_key(gpu_a, b, one, one, BF16, True, None) is not None
+    assert op._replay_key(gpu_a, b, 1.0, one, BF16, True, None) is None
+    for bad in ({"out_dtype": "bfloat16"}, {"use_fast_accum": 1}, {"config": "fixed"}):
+        call = {"out_dtype": BF16, "use_fast_accum": True, "config": None, **bad}
+        # Anything the key cannot vouch for goes to the contract check (which names the bad argument).
+        assert op._replay_key(gpu_a, b, one, one, **call) is None, bad
+
+
+class _Cuda(torch.Tensor):
+    """A CPU tensor that says it is on a GPU: enough for the key's own checks."""
+
+    @staticmethod
+    def __new__(cls, t):
+        return torch.Tensor._make_subclass(cls, t)
+
+    @property
+    def is_cuda(self):
+        return True

@@ -553,13 +553,16 @@ class _Address:
 
 
 def bind_descriptor_launch(compiled, grid: tuple[int, int, int], tail_args: tuple, specs: tuple):
-    """`bind_launch` for a kernel whose first three parameters are host-built descriptors (of A, B and C).
+    """`bind_launch` for a kernel whose first parameters are host-built descriptors (of A, B and C).
 
-    The returned function takes (stream, a_address, b_address, c_address). `specs`: each recorded
-    descriptor's (shape, strides, block, dtype). Tensor maps come from a `TensorMapCache` and go straight
-    to the C launcher; where that cannot be reached, descriptors are rebuilt and Triton expands them.
+    The returned function takes (stream, a_address, b_address, c_address, *pointers): one address per
+    descriptor, then the pointer parameters that follow them (fp8's scales), then `tail_args` are fixed.
+    `specs`: each recorded descriptor's (shape, strides, block, dtype). Tensor maps come from a
+    `TensorMapCache` and go straight to the C launcher; where that cannot be reached, descriptors are
+    rebuilt and Triton expands them.
     """
     run = compiled.run
+    count = len(specs)
     metas = getattr(compiled.metadata, "tensordesc_meta", None)
     direct = _c_launcher_under(getattr(run, "launch", None))
     if direct is None or not metas or run.global_scratch_size or run.profile_scratch_size:
@@ -567,7 +570,8 @@ def bind_descriptor_launch(compiled, grid: tuple[int, int, int], tail_args: tupl
 
         def launch(stream, *addresses):
             slow(stream, *(TensorDescriptor(_Address(address, dtype), shape, strides, block)
-                           for address, (shape, strides, block, dtype) in zip(addresses, specs, strict=True)))
+                           for address, (shape, strides, block, dtype) in zip(addresses[:count], specs, strict=True)),
+                 *addresses[count:])
         return launch
     maps = TensorMapCache(triton.runtime.driver.active.utils.fill_tma_descriptor,
                           [(spec[0], spec[1], meta) for spec, meta in zip(specs, metas, strict=True)])
@@ -576,7 +580,8 @@ def bind_descriptor_launch(compiled, grid: tuple[int, int, int], tail_args: tupl
     head = (run.launch_cooperative_grid, run.launch_pdl, None, None, compiled.packed_metadata, None, None, None)
 
     def launch(stream, *addresses):
-        direct(*grid, stream, compiled.function, *head, *maps.arguments(*addresses), *tail_args)
+        direct(*grid, stream, compiled.function, *head, *maps.arguments(*addresses[:count]), *addresses[count:],
+               *tail_args)
     return launch
 
 
@@ -801,6 +806,7 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
                 record = describe_plan(a, b, precision=precision, path=path)
                 tuned.append({"shape": [m, n, k], "dtype": str(dtype).removeprefix("torch."),
                               "path": record["path"], "config": record["config"]})
+    _REPLAYS.clear()  # launches recorded before tuning would keep their old configs
     return tuned
 
 

@@ -8,13 +8,29 @@ wgmma reads them: A [M, K] row-major, B [K, N] column-major (its transpose,
 The config is the caller's, else a tuned winner for the problem (the
 shipped H200 table or the disk cache, see `tilelab.tuning`), else the first
 candidate that fits; only `pretune_scaled` measures.
+
+The first call with a given operand signature records its launch; later
+calls with the same signature replay it (`_Replay`), as `tilelab.matmul`
+does: no checks, no config lookup, and no descriptors built or encoded
+again. Checked once, the signature's shapes, strides, dtypes, devices and
+alignments cannot fail the contract the next time.
 """
+
+import dataclasses
 
 import torch
 import triton
 
 from tilelab import contracts, env, tuning
-from tilelab.ops.matmul import TMA_ALIGN, OperandLayout, host_descriptors, padded_row_stride
+from tilelab.ops.matmul import (
+    TMA_ALIGN,
+    OperandLayout,
+    _no_launch_hooks,
+    _stream_getter,
+    bind_descriptor_launch,
+    host_descriptors,
+    padded_row_stride,
+)
 from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, device_sms, prune
 
 INPUT_DTYPE = torch.float8_e4m3fn
@@ -116,6 +132,11 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
     one is known for the problem, else the first fitting candidate; nothing
     is timed here (`pretune_scaled` does that).
     """
+    key = _replay_key(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config)
+    replay = _REPLAYS.get(key) if key is not None else None
+    if replay is not None and _no_launch_hooks():
+        return replay(a, b, scale_a, scale_b)
+
     _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum)
     m, k = a.shape
     n = b.shape[1]
@@ -125,8 +146,47 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
     if k == 0:
         return c.zero_()
     config = config or choose_config(a.device, out_dtype, m, n, k, use_fast_accum)
-    launch_scaled(a, b.t(), c, scale_a, scale_b, m, n, k, config, use_fast_accum, device_sms(a.device))
+    compiled, grid, args = launch_scaled(a, b.t(), c, scale_a, scale_b, m, n, k, config, use_fast_accum,
+                                         device_sms(a.device))
+    if key is not None and not env.interpreting():
+        # Replayed with the same shapes, strides and blocks; only the five addresses change.
+        specs = tuple((d.shape, d.strides, d.block_shape, d.base.dtype) for d in args[:3])
+        storage = c._base if c._base is not None else c
+        _REPLAYS[key] = _Replay(bind_descriptor_launch(compiled, grid, args[5:], specs), a.device.index,
+                                tuple(storage.shape), n, out_dtype)
     return c
+
+
+@dataclasses.dataclass(frozen=True)
+class _Replay:
+    """A launch recorded for one operand signature (see the module docstring)."""
+
+    launch: object  # bind_descriptor_launch(...) of scaled_matmul_kernel
+    device_index: int
+    storage_shape: tuple[int, int]  # [M, N rounded up to 16 bytes]
+    n: int
+    out_dtype: torch.dtype
+
+    def __call__(self, a, b, scale_a, scale_b) -> torch.Tensor:
+        stream = _stream_getter()(self.device_index)
+        c = a.new_empty(self.storage_shape, dtype=self.out_dtype)
+        self.launch(stream, a.data_ptr(), b.data_ptr(), c.data_ptr(), scale_a.data_ptr(), scale_b.data_ptr())
+        return c if self.storage_shape[1] == self.n else c[:, :self.n]
+
+
+_REPLAYS: dict[tuple, _Replay] = {}
+
+
+def _replay_key(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config) -> tuple | None:
+    tensors = (a, b, scale_a, scale_b)
+    if not all(isinstance(x, torch.Tensor) for x in tensors) or not a.is_cuda:
+        return None
+    if not (isinstance(out_dtype, torch.dtype) and isinstance(use_fast_accum, bool)
+            and (config is None or isinstance(config, HopperConfig))):
+        return None  # let the contract check report it
+    # Alignment is part of the key: TMA needs 16-byte aligned bases, and Triton specializes pointers on it.
+    return (tuple((x.shape, x.stride(), x.dtype, x.get_device(), x.data_ptr() % 16) for x in tensors),
+            out_dtype, use_fast_accum, config)
 
 
 def pretune_scaled(shapes, out_dtype: torch.dtype = torch.bfloat16, use_fast_accum=(True, False),
@@ -159,6 +219,7 @@ def pretune_scaled(shapes, out_dtype: torch.dtype = torch.bfloat16, use_fast_acc
             tuned.append({"shape": [m, n, k], "dtype": "float8_e4m3fn",
                           "out_dtype": str(out_dtype).removeprefix("torch."), "path": "fp8",
                           "use_fast_accum": fast, "config": config.as_dict()})
+    _REPLAYS.clear()  # launches recorded before tuning would keep their old configs
     return tuned
 
 
@@ -169,8 +230,11 @@ def _allocate_output(m: int, n: int, out_dtype: torch.dtype, device: torch.devic
 
 
 def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: HopperConfig, fast_accum: bool,
-                  num_sms: int) -> None:
-    """Launch `scaled_matmul_kernel` on a [M, K], bt [N, K] and c [M, N] (all unit inner stride, TMA-aligned)."""
+                  num_sms: int):
+    """Launch `scaled_matmul_kernel` on a [M, K], bt [N, K] and c [M, N] (all unit inner stride, TMA-aligned).
+
+    Returns (compiled kernel, grid, arguments in signature order), for replays.
+    """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
     tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
@@ -180,12 +244,13 @@ def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: Ho
     b_layout = OperandLayout(False, _row_stride(bt.stride(0), n, k), 0, tma_ok=True)
     a_desc, b_desc, c_desc = host_descriptors(a, bt.t(), c, a_layout, b_layout, config.block_m, config.block_n,
                                               config.block_k, config.store_block_n)
-    scaled_matmul_kernel[(max(1, min(tiles, num_sms)),)](
-        a_desc, b_desc, c_desc, scale_a, scale_b, m, n, k,
-        BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
-        NUM_STAGES=config.num_stages, EPILOGUE_SUBTILE=config.epilogue_subtile, FAST_ACCUM=fast_accum,
-        FLATTEN=config.flatten, num_warps=config.num_warps, num_stages=config.num_stages,
-    )
+    grid = (max(1, min(tiles, num_sms)), 1, 1)
+    args = (a_desc, b_desc, c_desc, scale_a, scale_b, m, n, k,
+            # BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, NUM_STAGES, EPILOGUE_SUBTILE, FAST_ACCUM, FLATTEN
+            config.block_m, config.block_n, config.block_k, config.group_m, config.num_stages,
+            config.epilogue_subtile, fast_accum, config.flatten)
+    compiled = scaled_matmul_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
+    return compiled, grid, args
 
 
 def scaled_matmul_reference(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor,
