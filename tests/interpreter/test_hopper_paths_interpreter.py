@@ -135,48 +135,6 @@ def test_persistent_output_dtype_comes_from_c(out_dtype, device, rng):
     check(out[0], a, b, torch.float16, str(out_dtype), out_dtype=out_dtype)
 
 
-@pytest.mark.parametrize("tiles,programs,k_steps", [(20, 3, 3), (512, 132, 64), (2048, 132, 128), (9, 4, 1),
-                                                    (7, 2, 13), (10, 5, 4), (4, 8, 2)])
-def test_stream_k_runs_cover_the_shared_steps_once_and_cut_each_tile_at_most_once(tiles, programs, k_steps):
-    whole, runs = hopper.stream_k_runs(tiles, programs, k_steps)
-    assert 0 <= whole <= tiles and (whole == tiles or whole % programs == 0)
-    shared = tiles - whole
-    if tiles <= programs or tiles % programs == 0:
-        assert shared == 0  # nothing left over: every program takes whole tiles
-    else:
-        assert programs <= shared < 2 * programs
-    assert runs[0][0] == 0 and runs[-1][1] == shared * k_steps
-    assert all(stop == start for (_, stop), (start, _) in zip(runs, runs[1:], strict=False))  # contiguous
-    if shared:
-        assert all(stop - start >= k_steps for start, stop in runs)  # each run at least a tile long...
-        for tile in range(shared):  # ... so at most two runs share a tile
-            owners = [p for p, (start, stop) in enumerate(runs)
-                      if start < (tile + 1) * k_steps and stop > tile * k_steps]
-            assert 1 <= len(owners) <= 2 and (len(owners) == 1 or owners[1] == owners[0] + 1)
-
-
-@pytest.mark.parametrize("num_sms", [2, 3, 5, 7])
-@pytest.mark.parametrize("k", [16, 40, 200])
-def test_persistent_stream_k_tail(num_sms, k, device, rng):
-    # 5 x 4 tiles of 16 x 16 (ragged M and N); with 3 programs, 15 whole tiles and 5 shared out by K steps.
-    a = padded(77, k, torch.float32, device, rng)
-    b = padded(k, 61, torch.float32, device, rng)
-    config = HopperConfig(16, 16, 16, group_m=2, num_warps=4, num_stages=1, stream_k=True)
-    for _ in range(2):  # the boundary counters must be back at zero for the second launch
-        check(run_persistent(a[None], b[None], config, num_sms=num_sms)[0], a, b, torch.float32,
-              f"stream-K, {num_sms} programs, K={k}")
-    assert not hopper.split_k_counters(torch.device(device), num_sms)[:num_sms].any()
-
-
-def test_stream_k_only_for_one_gemm_without_warp_specialization():
-    config = HopperConfig(128, 256, 64, stream_k=True)
-    assert hopper.stream_k_applies(1, config)
-    assert not hopper.stream_k_applies(2, config)
-    assert not hopper.stream_k_applies(1, HopperConfig(128, 256, 64))
-    assert not hopper.stream_k_applies(1, HopperConfig(128, 128, 64, num_warps=4, epilogue_subtile=False,
-                                                       warp_specialize=True, stream_k=True))
-
-
 # -- split-K -------------------------------------------------------------------------------------
 
 

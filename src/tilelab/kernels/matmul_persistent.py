@@ -19,18 +19,6 @@ programs to itself (the launcher shares the SMs out among the batches), and
 each program builds its descriptors once, for its batch. A single GEMM's
 descriptors are built once by the launcher instead and arrive as kernel
 parameters (HOST_DESCRIPTORS): no program spends its start writing them.
-
-STREAM_K (one GEMM): whole tiles leave the last wave part-empty. 512 tiles
-over 132 programs is 3.88 waves, so the fourth wave keeps 16 SMs idle.
-With STREAM_K the programs take whole tiles for all but the last two waves'
-worth (tiles % programs + programs of them), then split those tiles' K steps
-evenly: each program walks one contiguous run of (tile, K step) pairs, about
-1.88 tiles here. A run is at least one tile long, so a tile is shared by at
-most two neighbouring programs, and each boundary between two programs'
-runs cuts at most one tile. Both halves of a cut tile go to that
-boundary's two float32 workspace planes; the program that arrives second
-adds the other half to its own and stores C (two addends: the same sum
-whoever is second), then sets the boundary's counter back to 0.
 """
 
 import triton
@@ -59,25 +47,8 @@ def store_tile(c_desc, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.con
 
 
 @triton.jit
-def hand_over_half_tile(acc, ws_ptr, counters_ptr, boundary, side, c_desc, off_m, off_n,
-                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr):
-    """One program's share of a tile cut at `boundary`: the second to arrive sums both shares and stores C."""
-    offsets = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
-    planes = ws_ptr + boundary.to(tl.int64) * (2 * BLOCK_M * BLOCK_N)
-    tl.store(planes + side * (BLOCK_M * BLOCK_N) + offsets, acc)
-    # Every thread's share is written before the count goes up (release); the second arrival sees it (acquire).
-    tl.debug_barrier()
-    arrived = tl.atomic_add(counters_ptr + boundary, 1, sem="acq_rel", scope="gpu")
-    if arrived == 1:
-        # .cg: read from L2, never from a stale L1 line
-        acc += tl.load(planes + (1 - side) * (BLOCK_M * BLOCK_N) + offsets, cache_modifier=".cg")
-        store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)
-        tl.atomic_xchg(counters_ptr + boundary, 0, sem="relaxed", scope="gpu")  # ready for the next launch
-
-
-@triton.jit
 def matmul_persistent_kernel(
-    a_ptr, b_ptr, c_ptr, ws_ptr, counters_ptr,
+    a_ptr, b_ptr, c_ptr,
     M, N, K,
     stride_ab, stride_a_row,
     stride_bb, stride_b_row,
@@ -92,7 +63,6 @@ def matmul_persistent_kernel(
     WARP_SPECIALIZE: tl.constexpr,
     FLATTEN: tl.constexpr,
     HOST_DESCRIPTORS: tl.constexpr = False,
-    STREAM_K: tl.constexpr = False,
 ):
     start = tl.program_id(0)
     programs = tl.num_programs(0)
@@ -114,15 +84,11 @@ def matmul_persistent_kernel(
 
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_steps = tl.cdiv(K, BLOCK_K)
-    whole_tiles = tiles
-    if STREAM_K:
-        if (tiles > programs) & (tiles % programs != 0):
-            whole_tiles = tiles - tiles % programs - programs
     # The epilogue recomputes its tile from its own counter rather than carrying
     # (pid_m, pid_n) out of the loop body: with FLATTEN the compiler fuses the
     # tile loop and the K loop into one, and the store runs on the last K step.
     epilogue_tile = start - programs
-    for tile in tl.range(start, whole_tiles, programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE):
+    for tile in tl.range(start, tiles, programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE):
         pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
@@ -136,31 +102,3 @@ def matmul_persistent_kernel(
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
         store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)
-
-    if STREAM_K:
-        # This program's run of the remaining (tile, K step) pairs, counted from the first shared tile.
-        steps = (tiles - whole_tiles) * k_steps
-        run_start = start * (steps // programs) + tl.minimum(start, steps % programs)
-        run_stop = run_start + steps // programs + (start < steps % programs).to(tl.int32)
-        step = run_start
-        while step < run_stop:
-            tile = step // k_steps
-            first_k = step - tile * k_steps
-            stop_k = tl.minimum(k_steps, first_k + run_stop - step)
-            pid_m, pid_n = grouped_tile(whole_tiles + tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-            off_m = pid_m * BLOCK_M
-            off_n = pid_n * BLOCK_N
-            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-            for k in tl.range(first_k, stop_k, num_stages=NUM_STAGES):
-                a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
-                acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
-            if (first_k == 0) & (stop_k == k_steps):
-                store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)
-            else:
-                # Begun inside the tile: it is cut at this run's start (shared with program start - 1), and
-                # this is its second half; else at this run's end (shared with program start + 1), first half.
-                began_inside = first_k > 0
-                boundary = tl.where(began_inside, start, start + 1)
-                hand_over_half_tile(acc, ws_ptr, counters_ptr, boundary, began_inside.to(tl.int32), c_desc,
-                                    off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)
-            step += stop_k - first_k

@@ -600,8 +600,6 @@ class _Replay:
     out_is_storage: bool = False  # storage_shape is the output's shape: return the buffer itself
     b_copy: tuple | None = None  # tf32 K-major B: (bind_launch of the transpose, the copy's shape)
     host_descriptors: bool = False  # `launch` was bound by bind_descriptor_launch
-    persistent: bool = False  # the persistent kernel: workspace and counters follow C
-    stream_k: tuple | None = None  # persistent with STREAM_K: (workspace shape, counters needed)
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if self.needs_scratch:
@@ -615,18 +613,7 @@ class _Replay:
         # a.new_empty: the device comes from `a` (the key fixed it) without parsing a device argument, about
         # 1 us less than torch.empty(..., device=) on the H200's host (results/h200-overhead.log).
         storage = a.new_empty(self.storage_shape, dtype=self.out_dtype)
-        if self.persistent:
-            from tilelab.ops import matmul_hopper
-
-            if self.stream_k is None:  # unused workspace and counters: any pointer will do
-                self.launch(stream, a.data_ptr(), b.data_ptr(), storage.data_ptr(), storage.data_ptr(),
-                            storage.data_ptr())
-            else:
-                workspace_shape, counters = self.stream_k
-                workspace = a.new_empty(workspace_shape, dtype=torch.float32)
-                self.launch(stream, a.data_ptr(), b.data_ptr(), storage.data_ptr(), workspace.data_ptr(),
-                            matmul_hopper.split_k_counters(self.device, counters).data_ptr())
-        elif self.split_k is None:
+        if self.split_k is None:
             self.launch(stream, a.data_ptr(), b.data_ptr(), storage.data_ptr())
         else:
             from tilelab.ops import matmul_hopper
@@ -697,12 +684,10 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     p = _with_k_major_b(p, precision)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
-    split_k = stream_k = None
+    split_k = None
     if plan.path == "persistent":
         compiled, grid, args = _launch_persistent(plan, p, c3)
-        tail_args = args[5:]  # after a, b, c, workspace, counters
-        if args[-1]:  # STREAM_K: a fresh workspace and the shared counters at every call
-            stream_k = (tuple(args[3].shape), grid[0])
+        tail_args = args[3:]
     elif plan.path == "splitk":
         from tilelab.ops import matmul_hopper
 
@@ -735,8 +720,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
             launch = bind_launch(compiled, grid, tail_args)
         _REPLAYS[key] = _Replay(launch, a.device, tuple(out.shape if whole else storage.shape), out_dtype,
                                 tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent") and not host,
-                                split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host,
-                                persistent=plan.path == "persistent", stream_k=stream_k)
+                                split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host)
     return out
 
 

@@ -45,7 +45,6 @@ class HopperConfig(Config):
     warp_specialize: bool = False  # persistent kernel only; see `warp_specialize_compiles`
     flatten: bool = False  # persistent and fp8 kernels: fuse the tile and K loops into one pipelined loop
     split_k: int = 1  # split-K kernel only: number of K slices
-    stream_k: bool = False  # persistent kernel, one GEMM: the last two waves' tiles shared out by K steps
 
     def label(self) -> str:
         flags = "".join((
@@ -53,7 +52,6 @@ class HopperConfig(Config):
             "-ws" if self.warp_specialize else "",
             "-flat" if self.flatten else "",
             f"-sk{self.split_k}" if self.split_k > 1 else "",
-            "-streamk" if self.stream_k else "",
         ))
         return super().label() + flags
 
@@ -214,27 +212,6 @@ def persistent_host_descriptors(batch: int, config: HopperConfig) -> bool:
     return batch == 1 and not config.warp_specialize
 
 
-def stream_k_applies(batch: int, config: HopperConfig) -> bool:
-    """Whether a persistent launch shares its last tiles out by K steps (`matmul_persistent_kernel`'s
-    STREAM_K): asked for by the config, one GEMM (one set of workspace planes), not warp-specialized."""
-    return config.stream_k and batch == 1 and not config.warp_specialize
-
-
-def stream_k_runs(tiles: int, programs: int, k_steps: int) -> tuple[int, list[tuple[int, int]]]:
-    """(tiles taken whole, each program's [start, stop) run of the shared (tile, K step) pairs, counted from
-    the first shared tile), as `matmul_persistent_kernel` computes them with STREAM_K (for tests and docs)."""
-    whole = tiles
-    if tiles > programs and tiles % programs:
-        whole = tiles - tiles % programs - programs
-    per, extra = divmod((tiles - whole) * k_steps, programs)
-    return whole, [(p * per + min(p, extra), (p + 1) * per + min(p + 1, extra)) for p in range(programs)]
-
-
-def stream_k_workspace(programs: int, config: HopperConfig, device) -> torch.Tensor:
-    """Two float32 tile planes per boundary between neighbouring programs' runs (indexed by boundary)."""
-    return torch.empty((programs, 2, config.block_m, config.block_n), dtype=torch.float32, device=device)
-
-
 def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayout, b_layout: OperandLayout,
                       precision: str, config: HopperConfig, num_sms: int):
     """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok.
@@ -246,7 +223,6 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
     host = persistent_host_descriptors(batch, config)
     if not host:
         _ensure_descriptor_scratch()
-    stream_k = stream_k_applies(batch, config)
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)
         a_part = a3[start:stop] if a3.shape[0] > 1 else a3
@@ -257,20 +233,15 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
         if host:
             operands = host_descriptors(a_part[0], b_part[0], c_part[0], a_layout, b_layout, config.block_m,
                                         config.block_n, config.block_k, config.store_block_n)
-        if stream_k:
-            workspace = stream_k_workspace(grid[0], config, c3.device)
-            counters = split_k_counters(c3.device, grid[0])  # zero between launches, like split-K's
-        else:
-            workspace = counters = c_part  # never touched: STREAM_K=False
-        args = (*operands, workspace, counters, m, n, k,
+        args = (*operands, m, n, k,
                 _batch_stride(a_part), a_layout.row_stride,
                 _batch_stride(b_part), b_layout.row_stride,
                 c_part.stride(0), c_part.stride(1),
                 # BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, INPUT_PRECISION, A_K_MAJOR, B_K_MAJOR, NUM_STAGES,
-                # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN, HOST_DESCRIPTORS, STREAM_K
+                # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN, HOST_DESCRIPTORS
                 config.block_m, config.block_n, config.block_k, config.group_m, precision,
                 a_layout.row_major, not b_layout.row_major, config.num_stages,
-                config.epilogue_subtile, config.warp_specialize, config.flatten, host, stream_k)
+                config.epilogue_subtile, config.warp_specialize, config.flatten, host)
         compiled = matmul_persistent_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, (*grid, 1), args
 
@@ -401,14 +372,12 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                                              ("a_ptr", "b_ptr", "c_ptr"))
         else:
             pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr}
-        pointers.update(ws_ptr="*fp32", counters_ptr="*i32")
         ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row", "stride_cb", "stride_c_row"]
         meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
                 "GROUP_M": config.group_m, "INPUT_PRECISION": precision, "A_K_MAJOR": a_k_major,
                 "B_K_MAJOR": b_k_major, "NUM_STAGES": config.num_stages,
                 "EPILOGUE_SUBTILE": config.epilogue_subtile, "WARP_SPECIALIZE": config.warp_specialize,
-                "FLATTEN": config.flatten, "HOST_DESCRIPTORS": host_descriptors,
-                "STREAM_K": stream_k_applies(1, config)}
+                "FLATTEN": config.flatten, "HOST_DESCRIPTORS": host_descriptors}
     elif kernel_name in ("splitk", "splitk_descriptor"):
         config = config or SPLIT_K_CANDIDATES[0]
         pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr, "ws_ptr": "*fp32", "counters_ptr": "*i32"}
