@@ -163,7 +163,7 @@ TUNING_SAMPLES = 16
 # The candidates take turns, TUNING_SAMPLES // TUNING_ROUNDS calls at a time, in forward then reverse order.
 # Timed one after the other, the first candidates of a large problem ran on a cool GPU and the later ones on a
 # clock throttled by sustained load (results/h200-sustained-probe.log): in the shipped table's 8192^3 entries the
-# first candidate measured 10% ahead of its near-twins. Turns spread a clock drop over all of them, and an even
+# first candidate measured 7-12% ahead of its near-twins. Turns spread a clock drop over all of them, and an even
 # number of there-and-back rounds cancels a steady drift (every candidate's turns average the same position).
 TUNING_ROUNDS = 4
 # GPU head start per sample: more than one un-replayed launch costs on the CPU. Without it, small problems
