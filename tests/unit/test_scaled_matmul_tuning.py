@@ -50,11 +50,17 @@ def test_key_looks_like_the_matmul_keys(h200):
 
 
 def test_unknown_key_gets_the_first_candidate_untimed(h200):
-    assert op.choose_config(CUDA, BF16, 8192, 8192, 8192, True, _no_launch) == FP8_CANDIDATES[0]
+    # Fast accumulation starts from the fused-loop tile that won every tuned shape; promoted from the unfused one.
+    fused = op.choose_config(CUDA, BF16, 8192, 8192, 8192, True, _no_launch)
+    assert fused.flatten and fused.num_stages == 4 and fused in FP8_CANDIDATES
     assert op.choose_config(CUDA, BF16, 8192, 8192, 8192, False, _no_launch) == FP8_CANDIDATES[0]
-    # A float32 output does not fit the first candidate's 4 stages: the first that fits.
+    assert not FP8_CANDIDATES[0].flatten
+    # A float32 output does not fit 4 stages: the first that fits (the fused 3-stage tile).
     first_fp32 = op.choose_config(CUDA, torch.float32, 8192, 8192, 8192, True, _no_launch)
-    assert first_fp32 == op.candidates(8192, 8192, torch.float32)[0] != FP8_CANDIDATES[0]
+    assert first_fp32 == op.candidates(8192, 8192, torch.float32, True)[0]
+    assert first_fp32.flatten and first_fp32.num_stages == 3
+    assert sorted(map(HopperConfig.label, op.candidates(8192, 8192, BF16, True))) == sorted(
+        map(HopperConfig.label, op.candidates(8192, 8192, BF16)))  # the same candidates, reordered
     assert not h200.path.exists()  # nothing measured, nothing remembered
 
 
@@ -63,9 +69,10 @@ def test_a_cache_entry_is_honoured_by_the_key_scaled_matmul_builds(h200):
     h200.put(KEY_8192_FAST, winner, {winner.label(): 1.0})
     assert op.choose_config(CUDA, BF16, 8192, 8192, 8192, True, _no_launch) == winner
     assert op.choose_config(CUDA, BF16, 6000, 8000, 5000, True, _no_launch) == winner  # same bucket
-    # Other keys are not affected: promoted accumulation and other buckets still get the default.
+    # Other keys are not affected: promoted accumulation and other buckets still get their defaults.
     assert op.choose_config(CUDA, BF16, 8192, 8192, 8192, False, _no_launch) == FP8_CANDIDATES[0]
-    assert op.choose_config(CUDA, BF16, 4096, 4096, 4096, True, _no_launch) == FP8_CANDIDATES[0]
+    assert op.choose_config(CUDA, BF16, 4096, 4096, 4096, True, _no_launch) == op.candidates(4096, 4096, BF16,
+                                                                                             True)[0]
     # A later process reads it from disk.
     assert tuning.TuningCache(h200.path).get(KEY_8192_FAST, HopperConfig) == winner
 
@@ -83,10 +90,10 @@ def test_measuring_times_every_candidate_and_remembers_the_fastest(h200, monkeyp
     chosen = op.choose_config(CUDA, BF16, 8192, 8192, 8192, True, launched.append, measure=True)
     assert chosen == fastest
     # Every candidate, taking turns: forward, then back.
-    order = op.candidates(8192, 8192, BF16)
+    order = op.candidates(8192, 8192, BF16, True)
     assert launched == (order + order[::-1]) * (tuning.TUNING_ROUNDS // 2)
     entry = json.loads(h200.path.read_text())["entries"][KEY_8192_FAST]
-    assert len(entry["timings_ms"]) == len(op.candidates(8192, 8192, BF16))
+    assert len(entry["timings_ms"]) == len(order)
     # The next (untimed) call takes the winner.
     assert op.choose_config(CUDA, BF16, 8192, 8192, 8192, True, _no_launch) == fastest
 

@@ -162,9 +162,10 @@ FP8_CANDIDATES: tuple[HopperConfig, ...] = (
     # epilogue. With fast accumulation at 8192^3, 1.009x and 1.011x torch._scaled_mm against 0.997x and 0.992x
     # for the same tiles unfused (results/h200-session5-probe.log); the re-tune picked the 4-stage one for all
     # four tuned shapes, 14% faster than unfused at 8192x8192x1024 (h200-retune-fp8-fast.log). With promoted
-    # accumulation they are slower (0.66x against 0.72x): the first candidate stays unfused.
-    _c(128, 256, 128, 8, 3, flatten=True),
+    # accumulation they are slower (0.66x against 0.72x): untuned, fast accumulation starts from them
+    # (`scaled_matmul.candidates`), promoted from the first candidate.
     _c(128, 256, 128, 8, 4, flatten=True),
+    _c(128, 256, 128, 8, 3, flatten=True),
 )
 
 

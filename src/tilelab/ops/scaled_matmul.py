@@ -91,9 +91,12 @@ def _row_stride(stride: int, rows: int, k: int) -> int:
     return stride if rows > 1 else padded_row_stride(k, 1)
 
 
-def candidates(m: int, n: int, out_dtype: torch.dtype) -> list[HopperConfig]:
-    """The fp8 configs that fit this problem and output dtype, the untuned default first."""
-    return prune(FP8_CANDIDATES, m, n, 1, torch.finfo(out_dtype).bits // 8)
+def candidates(m: int, n: int, out_dtype: torch.dtype, fast_accum: bool = False) -> list[HopperConfig]:
+    """The fp8 configs that fit this problem and output dtype, the untuned default first: with fast
+    accumulation the fused-loop tiles (the re-tune's winners at every tuned shape), else 128x256x128 unfused
+    (fused loops are slower with promoted accumulation)."""
+    ordered = sorted(FP8_CANDIDATES, key=lambda c: not c.flatten) if fast_accum else FP8_CANDIDATES
+    return prune(ordered, m, n, 1, torch.finfo(out_dtype).bits // 8)
 
 
 def tuning_key(device: torch.device, out_dtype: torch.dtype, m: int, n: int, k: int, fast_accum: bool) -> str:
@@ -111,8 +114,8 @@ def choose_config(device: torch.device, out_dtype: torch.dtype, m: int, n: int, 
     or (measure=True) the fastest candidate, timed now with `launch(config)` and remembered."""
     if device.type != "cuda" or env.interpreting():
         return INTERPRETER_CONFIG
-    return tuning.choose(tuning_key(device, out_dtype, m, n, k, fast_accum), candidates(m, n, out_dtype), launch,
-                         config_type=HopperConfig, measure=measure)
+    return tuning.choose(tuning_key(device, out_dtype, m, n, k, fast_accum),
+                         candidates(m, n, out_dtype, fast_accum), launch, config_type=HopperConfig, measure=measure)
 
 
 def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor, *,
