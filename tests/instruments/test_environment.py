@@ -1,6 +1,9 @@
 """Provenance: source hash, git state, nvidia-smi parsing, the command line."""
 
 import shutil
+import sys
+
+import pytest
 
 from tilelab.bench import environment
 
@@ -37,9 +40,19 @@ def test_nvidia_smi_line_parsing():
     assert environment.parse_nvidia_smi_line("550.1, [N/A], 1980, N/A, 3201, 700.5, Disabled")["sm_clock_mhz"] is None
 
 
-def test_command_line_is_quoted_as_typed():
+def test_command_line_is_quoted_as_typed(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["/usr/bin/kernel-bench"])
     line = environment.command_line(["--op", "matmul", "--output", "my results/x.json"])
     assert line == "kernel-bench --op matmul --output 'my results/x.json'"
+
+
+@pytest.mark.parametrize("main,expected", [
+    ("/repo/src/tilelab/bench/__main__.py", "python -m tilelab.bench --op matmul"),
+    ("/venv/lib/python3.11/site-packages/pytest/__main__.py", "kernel-bench --op matmul"),  # someone else's -m
+])
+def test_command_line_names_python_dash_m_only_for_tilelab_modules(monkeypatch, main, expected):
+    monkeypatch.setattr(sys, "argv", [main, "--op", "matmul"])
+    assert environment.command_line() == expected
 
 
 def test_no_gpu_information_without_cuda():

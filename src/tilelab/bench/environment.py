@@ -78,9 +78,9 @@ def command_line(argv: list[str] | None = None, program: str = "kernel-bench") -
     `python -m tilelab.bench ...` is recorded as such, so the line can be pasted back as it was run.
     """
     args = sys.argv[1:] if argv is None else argv
-    if Path(sys.argv[0]).name == "__main__.py":
-        module = Path(sys.argv[0]).parent.name
-        program = f"python -m tilelab.{module}"
+    main = Path(sys.argv[0])
+    if main.name == "__main__.py" and main.parent.parent.name == "tilelab":  # not e.g. `python -m pytest`
+        program = f"python -m tilelab.{main.parent.name}"
     return shlex.join([*program.split(), *args])
 
 
