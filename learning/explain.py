@@ -4,7 +4,7 @@
     python -m learning.explain matmul --quiz          wait for your prediction before each answer
     python -m learning.explain matmul --plot out.png  draw tiles, masked cells and GROUP_M order (matplotlib)
 
-Topics: indexing, strides, reduction, softmax, matmul, grouping, splitk, alignment, descriptors.
+Topics: indexing, strides, reduction, softmax, matmul, grouping, splitk, alignment, descriptors, tuning.
 """
 
 from __future__ import annotations

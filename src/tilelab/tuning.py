@@ -190,6 +190,11 @@ def measure_ms(launch: Callable[[], None], samples: int = TUNING_SAMPLES) -> flo
     return statistics.median(result.samples_ms)
 
 
+def turn_order(candidates: Sequence, rounds: int = TUNING_ROUNDS) -> list:
+    """The order `choose` times candidates in: every candidate once per round, forward then back."""
+    return [c for turn in range(rounds) for c in (candidates if turn % 2 == 0 else candidates[::-1])]
+
+
 def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], None], *,
            config_type: type = Config, measure: bool = True):
     """The fastest candidate for this key, measured at most once per key.
@@ -206,12 +211,13 @@ def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], No
         # Timing inside graph capture would record the trials into the graph.
         return candidates[0]
     rounds: dict = {c: [] for c in candidates}  # per candidate, the median of each of its turns
-    for turn in range(TUNING_ROUNDS):
-        for c in [c for c in (candidates if turn % 2 == 0 else candidates[::-1]) if c in rounds]:
-            try:
-                rounds[c].append(measure_ms(lambda c=c: launch(c), TUNING_SAMPLES // TUNING_ROUNDS))
-            except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError):
-                del rounds[c]  # does not fit or compile: out for good
+    for c in turn_order(candidates):
+        if c not in rounds:
+            continue  # did not fit or compile
+        try:
+            rounds[c].append(measure_ms(lambda c=c: launch(c), TUNING_SAMPLES // TUNING_ROUNDS))
+        except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError):
+            del rounds[c]
     timings = {c: statistics.median(medians) for c, medians in rounds.items()}
     if not timings:
         return candidates[-1]

@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from learning.walkthroughs import alignment, descriptors, grouping, matmul, reduction, splitk
+from learning.walkthroughs import alignment, descriptors, grouping, matmul, reduction, splitk, tuning
 
 
 def _text(script) -> str:
@@ -74,6 +74,18 @@ def test_alignment_walkthrough_asks_the_library():
     answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
     assert answers["pointer_align for 1000x1000x1000 fp16"] == "8"
     assert answers["pointer_align for 1000x1000x1000 fp32 (4-byte elements)"] == "4"
+
+
+def test_tuning_walkthrough_shows_the_drift_trap_with_the_library_s_own_order():
+    from tilelab import tuning as library_tuning
+
+    text = _text(tuning.build())
+    answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
+    assert answers["shape_bucket(1000, 1000, 1000)"] == "1024x1024x1024"
+    assert answers["timed one after the other (A A A A B B B B C C C C): the winner"].startswith("A,")
+    order = " ".join(library_tuning.turn_order(["A", "B", "C"]))
+    assert answers[f"taking turns, forward then back ({order}): the winner"].startswith("B,")
+    assert answers["NVIDIA H200|pointer|float16|float16|tf32|ab|128x256x128"].startswith("16x64x128")
 
 
 def test_descriptors_walkthrough_shows_what_the_library_builds():

@@ -158,6 +158,11 @@ def test_choose_without_measuring_keeps_the_default(monkeypatch, tmp_path):
     assert tuning.choose("k", tuning.GPU_CANDIDATES, calls.append, measure=False) == tuning.FIXED
 
 
+def test_turn_order_is_forward_then_back():
+    assert tuning.turn_order(["A", "B", "C"], 4) == list("ABCCBAABCCBA")
+    assert tuning.turn_order(("A", "B"), 1) == ["A", "B"]
+
+
 def test_choose_is_not_fooled_by_a_clock_that_slows_down_as_it_goes(monkeypatch, tmp_path):
     # Each timing comes out 0.1 ms slower than the one before (a GPU heating up). Measured one after the other,
     # the first candidate would win with the worst true time; taking turns there and back, the fastest wins.
