@@ -192,7 +192,9 @@ def measure_ms(launch: Callable[[], None], samples: int = TUNING_SAMPLES) -> flo
 
 def turn_order(candidates: Sequence, rounds: int = TUNING_ROUNDS) -> list:
     """The order `choose` times candidates in: every candidate once per round, forward then back."""
-    return [c for turn in range(rounds) for c in (candidates if turn % 2 == 0 else candidates[::-1])]
+    from tilelab.bench.timing import in_turn
+
+    return [c for turn in range(rounds) for c in in_turn(candidates, turn)]
 
 
 def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], None], *,

@@ -154,8 +154,7 @@ def _time_variants(case: CasePlan, variants: list[Variant], results: list[dict],
               for i in range(settings.rounds)]
     timed_parts: dict[int, list] = {i: [] for i, result in enumerate(results) if result["status"] == correctness.OK}
     for turn, share in enumerate(n for n in shares if n):
-        order = list(enumerate(variants))
-        for i, variant in order if turn % 2 == 0 else order[::-1]:
+        for i, variant in timing.in_turn(list(enumerate(variants)), turn):
             if i not in timed_parts or results[i]["timing_error"]:
                 continue
             advance(f"{label}: timing {variant.name}" + (f" (round {turn + 1})" if settings.rounds > 1 else ""))

@@ -21,6 +21,13 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+
+def in_turn(items: Sequence, turn: int) -> Sequence:
+    """`items` in the order they take turn number `turn` when contenders take turns against clock drift:
+    forward on even turns, back on odd ones (`kernel-bench --rounds`, `tilelab.tuning.choose`)."""
+    return items if turn % 2 == 0 else items[::-1]
+
+
 # Graph mode aims for replays of at least this long, so event resolution (~0.5 us) is negligible.
 GRAPH_TARGET_MS = 2.0
 MAX_GRAPH_CALLS = 500
