@@ -81,6 +81,9 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     # At 127x255x65 it and 16x64x128 are within 3% of each other, first one then the other
     # (results/h200-session5-probe.log, h200-retune-tiny.log).
     Config(32, 32, 128, 8, num_warps=4, num_stages=3),
+    # Added in session 6: 64x128x128 with a fourth stage. As split-K tiles at 128x4096x4096 they measured 20.5 us
+    # (results/h200-skinny-probe.log) where the 3-stage ones took 23.3 us in tuning (tuned/h200.json).
+    Config(64, 128, 128, 8, num_warps=4, num_stages=4),
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)

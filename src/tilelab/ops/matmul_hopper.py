@@ -132,7 +132,10 @@ SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
                                       # Added 2026-11-29 for M=128: all rows in one tile, so B is read once.
                                       (128, 64, 128, 4, 4), (128, 256, 64, 3, 8),
                                       # ... and longer K steps for the short, latency-bound K loops.
-                                      (64, 128, 128, 3, 4), (64, 64, 128, 4, 4))
+                                      (64, 128, 128, 3, 4), (64, 64, 128, 4, 4),
+                                      # Added in session 6: the same with 4 stages: 0.91x torch at 128x4096x4096
+                                      # in results/h200-skinny-probe.log; 3 stages tuned at 23.3 us, 0.80x.
+                                      (64, 128, 128, 4, 4))
     for s in (1, 2, 4, 8)
 )
 
