@@ -35,8 +35,11 @@ OWN, ATOMIC = 1, 2
 @triton.jit
 def probe_splitk_kernel(a_ptr, b_ptr, c_ptr, ws_ptr, counters_ptr, M, N, K, stride_am, stride_bk, stride_cm,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                        SPLIT_K: tl.constexpr, REDUCE: tl.constexpr):
-    """Row-major A, B, C; K a multiple of BLOCK_K (the probe shapes)."""
+                        SPLIT_K: tl.constexpr, REDUCE: tl.constexpr, EVICT: tl.constexpr = False):
+    """Row-major A, B, C; K a multiple of BLOCK_K (the probe shapes).
+
+    EVICT: A, which every column of tiles reads again, asks L2 to keep it; B, read once, to drop it first.
+    """
     tile = tl.program_id(0)
     k_slice = tl.program_id(1)
     pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, 8)
@@ -51,8 +54,12 @@ def probe_splitk_kernel(a_ptr, b_ptr, c_ptr, ws_ptr, counters_ptr, M, N, K, stri
     b_tile = b_ptr + (first * BLOCK_K + ks)[:, None] * stride_bk + cols[None, :]
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for _ in range(first, last):
-        a = tl.load(a_tile, mask=rows[:, None] < M, other=0.0)
-        b = tl.load(b_tile, mask=cols[None, :] < N, other=0.0)
+        if EVICT:
+            a = tl.load(a_tile, mask=rows[:, None] < M, other=0.0, eviction_policy="evict_last")
+            b = tl.load(b_tile, mask=cols[None, :] < N, other=0.0, eviction_policy="evict_first")
+        else:
+            a = tl.load(a_tile, mask=rows[:, None] < M, other=0.0)
+            b = tl.load(b_tile, mask=cols[None, :] < N, other=0.0)
         acc = tl.dot(a, b, acc)
         a_tile += BLOCK_K
         b_tile += BLOCK_K * stride_bk
@@ -103,7 +110,7 @@ def probe_mixed_kernel(a_ptr, b_desc, c_desc, M, N, K, stride_am,
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
 
 
-def splitk_variant(a, b, bm, bn, bk, s, warps, stages, reduce):
+def splitk_variant(a, b, bm, bn, bk, s, warps, stages, reduce, evict=False):
     m, k = a.shape
     n = b.shape[1]
     c = torch.empty(m, n, device=a.device, dtype=a.dtype)
@@ -114,7 +121,7 @@ def splitk_variant(a, b, bm, bn, bk, s, warps, stages, reduce):
 
     def launch():  # Triton's Python launch path: the timing's GPU head start hides it
         probe_splitk_kernel[(tiles, s)](a, b, c, ws, counters, m, n, k, a.stride(0), b.stride(0), c.stride(0),
-                                        bm, bn, bk, s, reduce, num_warps=warps, num_stages=stages)
+                                        bm, bn, bk, s, reduce, evict, num_warps=warps, num_stages=stages)
         return c
     return launch
 
