@@ -135,7 +135,10 @@ SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
                                       (64, 128, 128, 3, 4), (64, 64, 128, 4, 4),
                                       # Added in session 6: the same with 4 stages: 0.91x torch at 128x4096x4096
                                       # in results/h200-skinny-probe.log; 3 stages tuned at 23.3 us, 0.80x.
-                                      (64, 128, 128, 4, 4))
+                                      (64, 128, 128, 4, 4),
+                                      # ... and half the K step in twice the stages: 0.91-0.92x there, 16x64x64
+                                      # 1.04-1.06x at 16x4096x4096 (results/h200-skinny-evict-probe.log).
+                                      (64, 128, 64, 8, 4), (16, 64, 64, 8, 4))
     for s in (1, 2, 4, 8)
 )
 
