@@ -346,6 +346,34 @@ def test_split_k_needs_few_tiles_and_a_long_k(monkeypatch, m, n, k, batch, expec
     assert matmul_op._split_k_pays_off(torch.device("cuda"), batch, m, n, k) is expected
 
 
+@pytest.mark.parametrize("m", [16, 128])
+def test_split_k_candidates_stop_at_two_waves_of_programs(m):
+    from tilelab.ops import matmul_hopper as hopper
+
+    kept = hopper.split_k_candidates(m, 4096, 4096, 1, 2, 132)
+    for c in kept:
+        programs = triton.cdiv(m, c.block_m) * triton.cdiv(4096, c.block_n) * c.split_k
+        assert c.split_k == 1 or programs <= 2 * 132, c.label()
+    assert {1, 2} <= {c.split_k for c in kept}
+    # The H200's tuned winners (tuned/h200.json) survive the cut.
+    winner = hopper.HopperConfig(64 if m == 128 else 16, 128 if m == 128 else 64, 64, 8, num_warps=4,
+                                 num_stages=8, epilogue_subtile=False, split_k=2)
+    assert winner in kept
+    dropped = set(hopper.prune(hopper.SPLIT_K_CANDIDATES, m, 4096, 2, 0)) - set(kept)
+    assert dropped and all(c.split_k > 1 for c in dropped)
+
+
+def test_split_k_candidates_without_room_to_split():
+    from tilelab.ops import matmul_hopper as hopper
+
+    assert all(c.split_k == 1 for c in hopper.split_k_candidates(4096, 4096, 4096, 1, 2, 132))  # many tiles
+    assert all(c.split_k == 1 for c in hopper.split_k_candidates(128, 4096, 4096, 32, 2, 132))  # a batch of them
+    short = hopper.split_k_candidates(16, 4096, 256, 1, 2, 132)  # K of 2-4 steps: no finer split than that
+    assert all(c.split_k <= triton.cdiv(256, c.block_k) for c in short) and any(c.split_k == 2 for c in short)
+    wide = hopper.split_k_candidates(16, 2**27, 4096, 1, 2, 1 << 20)  # 2 slices of 16 x 2**27 overflow int32
+    assert all(c.split_k == 1 for c in wide)
+
+
 def test_descriptor_launch_falls_back_to_rebuilt_descriptors_without_a_c_launcher():
     """Where Triton's C launcher cannot be reached, a replay rebuilds TensorDescriptors for Triton to expand."""
     from types import SimpleNamespace

@@ -730,10 +730,8 @@ def split_k_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
 
     if plan.config is not None:
         return matmul_hopper.HopperConfig(**plan.config.as_dict())
-    candidates = [c for c in matmul_hopper.prune(matmul_hopper.SPLIT_K_CANDIDATES, p.m, p.n, plan.element_size, 0)
-                  if c.split_k * p.m * p.n < INT32_LIMIT and c.split_k <= triton.cdiv(p.k, c.block_k)]
-    if not candidates:  # no split fits in 32-bit workspace offsets
-        candidates = [dataclasses.replace(matmul_hopper.SPLIT_K_CANDIDATES[0], split_k=1)]
+    candidates = matmul_hopper.split_k_candidates(p.m, p.n, p.k, c3.shape[0], plan.element_size,
+                                                  matmul_hopper.device_sms(c3.device))
     return tuning.choose(
         _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
         lambda cfg: matmul_hopper.launch_split_k(p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, cfg),

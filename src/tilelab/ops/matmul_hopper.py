@@ -256,6 +256,25 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
 # -- split-K -------------------------------------------------------------------------------------
 
 
+# A split whose programs fill more than two waves of SMs only adds partial tiles to sum. In the H200 tuning of
+# 16x4096x4096 and 128x4096x4096 (split-K entries of tuned/h200.json) every such candidate took at least 1.2x the
+# winner's time; dropping them before timing spares a new skinny shape most of its first call's tuning.
+SPLIT_K_MAX_WAVES = 2
+
+
+def split_k_candidates(m: int, n: int, k: int, batch: int, in_size: int, sms: int) -> list[HopperConfig]:
+    """The split-K configurations worth timing for this problem: they fit, split no finer than K's steps, keep
+    workspace offsets 32-bit, and make at most SPLIT_K_MAX_WAVES waves of programs (one slice always may)."""
+    kept = []
+    for c in prune(SPLIT_K_CANDIDATES, m, n, in_size, 0):
+        programs = batch * triton.cdiv(m, c.block_m) * triton.cdiv(n, c.block_n) * c.split_k
+        if c.split_k > 1 and (programs > SPLIT_K_MAX_WAVES * sms or c.split_k * m * n >= 2**31
+                              or c.split_k > triton.cdiv(k, c.block_k)):
+            continue
+        kept.append(c)
+    return kept or [dataclasses.replace(SPLIT_K_CANDIDATES[0], split_k=1)]
+
+
 def split_k_slices(k: int, block_k: int, split_k: int) -> list[tuple[int, int]]:
     """The [start, stop) K range of each slice, as the kernel computes it (for tests and docs)."""
     per = triton.cdiv(triton.cdiv(k, block_k), split_k) * block_k
