@@ -41,6 +41,15 @@ def build() -> Script:
     s.ask("in which order does it add the planes?", "slice 0, 1, 2, 3 - always, whoever is last")
     s.say("So the result is the same bits every run (no float atomics), it costs one launch, and the last")
     s.say("slice resets the counter to 0 so the next launch can reuse it without clearing memory.")
+    s.say("Float atomics into one shared tile were measured too: slower at 2 slices, and the 4- and 8-slice")
+    s.say("splits they sped up still lost to 2 slices (docs/PERFORMANCE.md, sixth session).\n")
+
+    from tilelab.ops.matmul_hopper import SPLIT_K_MAX_WAVES, split_k_candidates
+
+    s.ask("how many programs may a split make before the tuner stops trying it?",
+          f"{SPLIT_K_MAX_WAVES} waves: {SPLIT_K_MAX_WAVES * SMS} on {SMS} SMs (matmul_hopper.split_k_candidates)")
+    most = max(c.split_k for c in split_k_candidates(M, N, K, 1, 2, SMS) if (c.block_m, c.block_n) == (16, 64))
+    s.ask(f"so the most slices of {TILE_M}x{TILE_N} tiles it times here", most)
     s.say("\nOn the H200 (docs/PERFORMANCE.md): 16x4096x4096 fp16 went from 0.78x torch (one program per tile)")
     s.say("to 1.08x with 2 slices. Try it: tilelab.matmul(a, b, path='splitk').")
     return s
