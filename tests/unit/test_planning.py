@@ -363,6 +363,20 @@ def test_split_k_candidates_stop_at_two_waves_of_programs(m):
     assert dropped and all(c.split_k > 1 for c in dropped)
 
 
+def test_filling_first_moves_a_smaller_tile_ahead_only_when_the_first_leaves_most_sms_idle():
+    from tilelab.ops import matmul_hopper as hopper
+
+    big, mid, small = (hopper.HopperConfig(bm, bn, 64, 8) for bm, bn in ((128, 256), (128, 128), (64, 64)))
+    order = [big, mid, small]
+    assert hopper.filling_first(order, 8192, 8192, 1, 132) == order  # 2048 tiles: unchanged
+    assert hopper.filling_first(order, 2048, 2048, 1, 132) == order  # 128 tiles for 132 SMs: fine
+    assert hopper.filling_first(order, 1024, 2048, 1, 132) == [mid, big, small]  # 64 tiles: under half; mid 128
+    assert hopper.filling_first(order, 1024, 1024, 1, 132) == [small, big, mid]  # 32, 64, then 256 tiles
+    assert hopper.filling_first(order, 128, 256, 1, 132) == [small, big, mid]  # none fills: the most tiles
+    assert hopper.filling_first(order, 1024, 1024, 4, 132) == order  # a batch of 4 fills the GPU
+    assert hopper.filling_first([big], 16, 16, 1, 132) == [big]
+
+
 def test_split_k_candidates_without_room_to_split():
     from tilelab.ops import matmul_hopper as hopper
 

@@ -34,6 +34,7 @@ def h200(monkeypatch, tmp_path) -> tuning.TuningCache:
     decide these tests)."""
     monkeypatch.setattr(env, "interpreting", lambda: False)
     monkeypatch.setattr(env, "gpu_name", lambda index: "NVIDIA H200")
+    monkeypatch.setattr(op, "device_sms", lambda device: 132)
     monkeypatch.setattr(tuning, "measure_ms", lambda launch: pytest.fail("measure_ms called"))
     cache = tuning.TuningCache(tmp_path / "tuning.json")
     cache._shipped = {}
@@ -62,6 +63,19 @@ def test_unknown_key_gets_the_first_candidate_untimed(h200):
     assert sorted(map(HopperConfig.label, op.candidates(8192, 8192, BF16, True))) == sorted(
         map(HopperConfig.label, op.candidates(8192, 8192, BF16)))  # the same candidates, reordered
     assert not h200.path.exists()  # nothing measured, nothing remembered
+
+
+@pytest.mark.parametrize("m,n,expected", [
+    (128, 256, (64, 64)),  # 8 tiles at most: the smallest tile, the most SMs
+    (256, 512, (64, 64)),
+    (1024, 1024, (64, 128)),  # the first tile that gives half the SMs a program: 128 tiles
+    (4096, 4096, (128, 256)),  # plenty of tiles: the large problems' default
+])
+def test_an_untuned_small_problem_gets_a_tile_that_fills_the_gpu(h200, m, n, expected):
+    for fast in (True, False):
+        chosen = op.choose_config(CUDA, BF16, m, n, 512, fast, _no_launch)
+        assert (chosen.block_m, chosen.block_n) == expected, (m, n, fast, chosen.label())
+        assert chosen in op.candidates(m, n, BF16, fast)
 
 
 def test_a_cache_entry_is_honoured_by_the_key_scaled_matmul_builds(h200):

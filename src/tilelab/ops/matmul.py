@@ -753,15 +753,17 @@ def persistent_candidates(plan: MatmulPlan, m: int, n: int, out_element_size: in
 
 def persistent_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measure: bool = False):
     """The caller's tiles if given; else a pre-tuned winner for this problem if one is known; else the
-    default measured on the H200. `measure=True` (pretune) times the candidates now."""
+    default measured on the H200, or a smaller tile where its tiles would leave most SMs idle
+    (`filling_first`). `measure=True` (pretune) times the candidates now."""
     from tilelab.ops import matmul_hopper
 
     if plan.config is not None:
         return matmul_hopper.HopperConfig(**plan.config.as_dict())
     sms = matmul_hopper.device_sms(p.a3.device)
+    candidates = matmul_hopper.filling_first(persistent_candidates(plan, p.m, p.n, c3.element_size()), p.m, p.n,
+                                             c3.shape[0], sms)
     return tuning.choose(
-        _tuning_key(plan, p.a3, c3, p.m, p.n, p.k),
-        persistent_candidates(plan, p.m, p.n, c3.element_size()),
+        _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
         lambda cfg: matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout,
                                                     plan.b_layout, plan.input_precision, cfg, sms),
         config_type=matmul_hopper.HopperConfig, measure=measure,

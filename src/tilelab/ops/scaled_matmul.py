@@ -31,7 +31,7 @@ from tilelab.ops.matmul import (
     host_descriptors,
     padded_row_stride,
 )
-from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, device_sms, prune
+from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, device_sms, filling_first, prune
 
 INPUT_DTYPE = torch.float8_e4m3fn
 OUTPUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
@@ -92,9 +92,10 @@ def _row_stride(stride: int, rows: int, k: int) -> int:
 
 
 def candidates(m: int, n: int, out_dtype: torch.dtype, fast_accum: bool = False) -> list[HopperConfig]:
-    """The fp8 configs that fit this problem and output dtype, the untuned default first: with fast
-    accumulation the fused-loop tiles (the re-tune's winners at every tuned shape), else 128x256x128 unfused
-    (fused loops are slower with promoted accumulation)."""
+    """The fp8 configs that fit this problem and output dtype, a large problem's untuned default first: with
+    fast accumulation the fused-loop tiles (the re-tune's winners at every tuned shape), else 128x256x128 unfused
+    (fused loops are slower with promoted accumulation). `choose_config` moves a smaller tile to the front when
+    these would leave most SMs idle (`filling_first`)."""
     ordered = sorted(FP8_CANDIDATES, key=lambda c: not c.flatten) if fast_accum else FP8_CANDIDATES
     return prune(ordered, m, n, 1, torch.finfo(out_dtype).bits // 8)
 
@@ -110,12 +111,14 @@ def tuning_key(device: torch.device, out_dtype: torch.dtype, m: int, n: int, k: 
 
 def choose_config(device: torch.device, out_dtype: torch.dtype, m: int, n: int, k: int, fast_accum: bool,
                   launch=None, *, measure: bool = False) -> HopperConfig:
-    """A known winner for this problem, else (measure=False) the first candidate without timing anything,
-    or (measure=True) the fastest candidate, timed now with `launch(config)` and remembered."""
+    """A known winner for this problem, else (measure=False) the first candidate that keeps the SMs busy
+    (`filling_first`) without timing anything, or (measure=True) the fastest candidate, timed now with
+    `launch(config)` and remembered."""
     if device.type != "cuda" or env.interpreting():
         return INTERPRETER_CONFIG
-    return tuning.choose(tuning_key(device, out_dtype, m, n, k, fast_accum),
-                         candidates(m, n, out_dtype, fast_accum), launch, config_type=HopperConfig, measure=measure)
+    ordered = filling_first(candidates(m, n, out_dtype, fast_accum), m, n, 1, device_sms(device))
+    return tuning.choose(tuning_key(device, out_dtype, m, n, k, fast_accum), ordered, launch,
+                         config_type=HopperConfig, measure=measure)
 
 
 def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor, *,
