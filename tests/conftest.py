@@ -24,6 +24,12 @@ def pytest_sessionstart(session):
 
 def pytest_collection_modifyitems(config, items):
     if torch.cuda.is_available():
+        # Timing comparisons cannot share the GPU with other test workers: their ratios would measure the crowd.
+        if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+            alone = pytest.mark.skip(reason="compares timings: run it without pytest-xdist (make gpu-test)")
+            for item in items:
+                if "gpu_alone" in item.keywords:
+                    item.add_marker(alone)
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU (TILELAB_REQUIRE_GPU=1 makes this an error)")
     for item in items:

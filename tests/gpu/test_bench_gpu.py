@@ -52,6 +52,7 @@ def test_timing_modes(tmp_path, timing, cache):
         assert found[((512, 512, 512), "torch")]["timing"]["input_sets"] > 2
 
 
+@pytest.mark.gpu_alone
 def test_graph_and_events_agree_on_a_large_kernel(tmp_path):
     shape = ["--shape", "4096", "4096", "4096", "--variants", "tilelab"]
     events = bench(tmp_path / "e", "--timing", "events", "--cache", "warm", *shape)
