@@ -222,6 +222,24 @@ def test_pretune_times_the_persistent_path_also_where_the_default_leads_there(mo
     assert [r["path"] for r in records] == ["persistent"]
 
 
+@pytest.mark.parametrize("m,n,expected", [(128, 256, (64, 64)), (1024, 1024, (128, 64)), (4096, 4096, (128, 256))])
+def test_untuned_persistent_default_fills_the_gpu(monkeypatch, tmp_path, m, n, expected):
+    from tilelab.ops import matmul_hopper
+
+    _on_fake_hopper(monkeypatch)
+    monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "t.json"))  # nothing remembered
+    monkeypatch.setattr(tuning, "measure_ms", lambda *a, **kw: pytest.fail("an untuned default is not timed"))
+    a, b = torch.randn(m, 64, dtype=torch.float16), torch.randn(64, n, dtype=torch.float16)
+    p = matmul_op._as_gemm(a, b)
+    plan = matmul_op.plan_matmul(p.a3, p.b3, "persistent", "tf32", None)
+    c3 = torch.empty(1, m, n, dtype=torch.float16)
+    config = matmul_op.persistent_config(plan, p, c3)
+    assert (config.block_m, config.block_n) == expected, config.label()
+    if m == 4096:
+        assert config == matmul_hopper.PERSISTENT_CANDIDATES[0]  # the H200's measured default stands
+
+
 @pytest.mark.parametrize("b_shape,b_batch_stride_zero", [((1024, 96), False), ((3, 1024, 96), False),
                                                          ((1024, 96), True)])
 def test_tf32_copies_row_major_b_to_k_major(monkeypatch, b_shape, b_batch_stride_zero):
