@@ -393,6 +393,7 @@ def test_filling_first_moves_a_smaller_tile_ahead_only_when_the_first_leaves_mos
     assert hopper.filling_first(order, 128, 256, 1, 132) == [small, big, mid]  # none fills: the most tiles
     assert hopper.filling_first(order, 1024, 1024, 4, 132) == order  # a batch of 4 fills the GPU
     assert hopper.filling_first([big], 16, 16, 1, 132) == [big]
+    assert hopper.filling_first([], 16, 16, 1, 132) == []
 
 
 def test_split_k_candidates_without_room_to_split():

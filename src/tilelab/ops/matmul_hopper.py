@@ -201,6 +201,8 @@ def filling_first(candidates, m: int, n: int, batch: int, sms: int) -> list[Hopp
     def tiles(c: HopperConfig) -> int:
         return batch * triton.cdiv(m, c.block_m) * triton.cdiv(n, c.block_n)
 
+    if not candidates:
+        return []
     filling = [i for i, c in enumerate(candidates) if tiles(c) >= MIN_SM_FILL * sms]
     first = filling[0] if filling else max(range(len(candidates)), key=lambda i: tiles(candidates[i]))
     return [candidates[first], *candidates[:first], *candidates[first + 1:]]
