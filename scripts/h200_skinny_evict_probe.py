@@ -10,8 +10,7 @@ import argparse
 
 import torch
 
-import tilelab
-from scripts.h200_skinny_probe import OWN, run, splitk_variant
+from scripts.h200_skinny_probe import OWN, run, skinny_problem, splitk_variant
 
 TILES = {  # M: (BLOCK_M, BLOCK_N, BLOCK_K, slices, warps, stages, evict)
     128: [(64, 128, 128, 2, 4, 4, False), (64, 128, 128, 2, 4, 4, True), (64, 128, 128, 2, 8, 4, False),
@@ -28,10 +27,7 @@ def main() -> None:
     args = parser.parse_args()
     for dtype in (torch.float16, torch.bfloat16):
         for m, tiles in TILES.items():
-            a = torch.randn(m, 4096, device="cuda").to(dtype)
-            b = torch.randn(4096, 4096, device="cuda").to(dtype)
-            variants = {"torch": lambda a=a, b=b: torch.mm(a, b),
-                            "library default": lambda a=a, b=b: tilelab.matmul(a, b)}
+            a, b, variants = skinny_problem(m, dtype)
             for bm, bn, bk, s, warps, stages, evict in tiles:
                 name = f"{bm}x{bn}x{bk}-sk{s}-w{warps}-s{stages}{' evict' if evict else ''}"
                 variants[name] = splitk_variant(a, b, bm, bn, bk, s, warps, stages, OWN, evict)

@@ -186,17 +186,21 @@ SPLITS = {  # M: (BLOCK_M, BLOCK_N, BLOCK_K, slices, warps, stages)
 }
 
 
+def skinny_problem(m: int, dtype: torch.dtype):
+    """A [m, 4096] and B [4096, 4096] on the GPU, and the two variants every skinny probe times first."""
+    a = torch.randn(m, 4096, device="cuda").to(dtype)
+    b = torch.randn(4096, 4096, device="cuda").to(dtype)
+    return a, b, {"torch": lambda: torch.mm(a, b), "library default": lambda: tilelab.matmul(a, b)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     for dtype in (torch.float16, torch.bfloat16):
         for m, tiles in SPLITS.items():
-            a = torch.randn(m, 4096, device="cuda").to(dtype)
-            b = torch.randn(4096, 4096, device="cuda").to(dtype)
-            variants = {"torch": lambda a=a, b=b: torch.mm(a, b),
-                        "library default": lambda a=a, b=b: tilelab.matmul(a, b),
-                        "read B": lambda b=b: b.sum(dtype=torch.float32)}
+            a, b, variants = skinny_problem(m, dtype)
+            variants["read B"] = lambda b=b: b.sum(dtype=torch.float32)
             for bm, bn, bk, s, warps, stages in tiles:
                 for reduce, label in ((OWN, "own"), (ATOMIC, "atomic")):
                     if s == 1 and reduce == ATOMIC:
