@@ -419,7 +419,9 @@ def test_descriptor_launch_falls_back_to_rebuilt_descriptors_without_a_c_launche
     compiled = SimpleNamespace(run=run, metadata=SimpleNamespace(), packed_metadata="meta", function="fn")
     specs = (([64, 32], [32, 1], [16, 16], torch.float16), ([32, 48], [48, 1], [16, 16], torch.float16),
              ([64, 48], [48, 1], [16, 16], torch.float32))
-    launch = matmul_op.bind_descriptor_launch(compiled, (4, 1, 1), ("tail",), specs)
+    recorded = tuple(TensorDescriptor(matmul_op._Address(0, dtype), shape, strides, block)
+                     for shape, strides, block, dtype in specs)
+    launch = matmul_op.bind_descriptor_launch(compiled, (4, 1, 1), ("tail",), recorded)
     launch("stream", 1024, 2048, 4096)
     (args,) = calls
     descriptors = [x for x in args if isinstance(x, TensorDescriptor)]

@@ -552,15 +552,16 @@ class _Address:
         return self.address
 
 
-def bind_descriptor_launch(compiled, grid: tuple[int, int, int], tail_args: tuple, specs: tuple):
+def bind_descriptor_launch(compiled, grid: tuple[int, int, int], tail_args: tuple, descriptors: tuple):
     """`bind_launch` for a kernel whose first parameters are host-built descriptors (of A, B and C).
 
     The returned function takes (stream, a_address, b_address, c_address, *pointers): one address per
     descriptor, then the pointer parameters that follow them (fp8's scales), then `tail_args` are fixed.
-    `specs`: each recorded descriptor's (shape, strides, block, dtype). Tensor maps come from a
-    `TensorMapCache` and go straight to the C launcher; where that cannot be reached, descriptors are
-    rebuilt and Triton expands them.
+    `descriptors`: the recorded launch's; replays keep their shapes, strides, blocks and dtypes. Tensor maps
+    come from a `TensorMapCache` and go straight to the C launcher; where that cannot be reached, descriptors
+    are rebuilt and Triton expands them.
     """
+    specs = tuple((d.shape, d.strides, d.block_shape, d.base.dtype) for d in descriptors)
     run = compiled.run
     count = len(specs)
     metas = getattr(compiled.metadata, "tensordesc_meta", None)
@@ -714,8 +715,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
         host = isinstance(args[0], TensorDescriptor)
         if host:  # replayed with the same shapes, strides and blocks; only the addresses change
-            specs = tuple((d.shape, d.strides, d.block_shape, d.base.dtype) for d in args[:3])
-            launch = bind_descriptor_launch(compiled, grid, tail_args, specs)
+            launch = bind_descriptor_launch(compiled, grid, tail_args, args[:3])
         else:
             launch = bind_launch(compiled, grid, tail_args)
         _REPLAYS[key] = _Replay(launch, a.device, tuple(out.shape if whole else storage.shape), out_dtype,

@@ -156,9 +156,8 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
                                          device_sms(a.device))
     if key is not None and not env.interpreting():
         # Replayed with the same shapes, strides and blocks; only the five addresses change.
-        specs = tuple((d.shape, d.strides, d.block_shape, d.base.dtype) for d in args[:3])
         storage = c._base if c._base is not None else c
-        _REPLAYS[key] = _Replay(bind_descriptor_launch(compiled, grid, args[5:], specs), a.device.index,
+        _REPLAYS[key] = _Replay(bind_descriptor_launch(compiled, grid, args[5:], args[:3]), a.device.index,
                                 tuple(storage.shape), n, out_dtype)
     return c
 
