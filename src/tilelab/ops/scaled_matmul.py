@@ -7,7 +7,8 @@ wgmma reads them: A [M, K] row-major, B [K, N] column-major (its transpose,
 
 The config is the caller's, else a tuned winner for the problem (the
 shipped H200 table or the disk cache, see `tilelab.tuning`), else the first
-candidate that fits; only `pretune_scaled` measures.
+candidate that fits and keeps the SMs busy (`choose_config`); only
+`pretune_scaled` measures.
 
 The first call with a given operand signature records its launch; later
 calls with the same signature replay it (`_Replay`), as `tilelab.matmul`
@@ -135,8 +136,8 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
 
     The result is [M, N]; its rows may be padded to 16 bytes (a view of a
     wider buffer), as TMA stores need. `config=None` takes a tuned winner if
-    one is known for the problem, else the first fitting candidate; nothing
-    is timed here (`pretune_scaled` does that).
+    one is known for the problem, else a fitting candidate chosen without
+    timing (`choose_config`); nothing is timed here (`pretune_scaled` does).
     """
     key = _replay_key(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config)
     replay = _REPLAYS.get(key) if key is not None else None
