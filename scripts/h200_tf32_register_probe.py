@@ -1,0 +1,130 @@
+"""tf32 on a row-major B without copying it: B's tiles reach wgmma through registers (run on the H200).
+
+    PYTHONPATH=src:. python scripts/h200_tf32_register_probe.py [--rounds 6]
+
+Hopper's tf32 wgmma reads a shared-memory operand only K-major, and B stored [K, N] is N-major. tilelab
+copies such a B once (`_with_k_major_b`, 11% of torch's time at 4096^3). wgmma's *left* operand may come
+from registers instead, in any layout the threads load it in. So this probe computes each tile of C^T =
+B^T A^T: B^T's tile is read from shared memory into registers (rounded to tf32 on the way, an elementwise
+step that also tells Triton to keep the operand in registers) and A^T, which is K-major as stored, stays in
+shared memory. The accumulator is transposed once per tile, in the epilogue.
+
+Each variant takes turns with torch.mm (TF32 allowed), the library's default (copy + persistent kernel) and
+the library on a B that is already K-major (the kernel alone); times are tuning.measure_ms (events, cold L2).
+"""
+
+import argparse
+
+import torch
+import triton
+import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+import tilelab
+from scripts.turns import first_calls, medians_in_turns
+from tilelab.kernels.matmul import grouped_tile
+from tilelab.ops.matmul_hopper import device_sms
+
+
+@triton.jit
+def round_to_tf32(x):
+    return tl.inline_asm_elementwise("cvt.rna.tf32.f32 $0, $1;", "=r,r", [x], dtype=tl.float32,
+                                     is_pure=True, pack=1)
+
+
+@triton.jit
+def probe_tf32_registers_kernel(a_desc, b_desc, c_desc, M, N, K,
+                                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                GROUP_M: tl.constexpr, NUM_STAGES: tl.constexpr, FLATTEN: tl.constexpr):
+    start = tl.program_id(0)
+    programs = tl.num_programs(0)
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    k_steps = tl.cdiv(K, BLOCK_K)
+    epilogue_tile = start - programs
+    for tile in tl.range(start, tiles, programs, flatten=FLATTEN):
+        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)  # a tile of C^T
+        for k in tl.range(0, k_steps, num_stages=NUM_STAGES):
+            a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])  # [BM, BK], K-major: A^T's tile as stored
+            b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])  # [BK, BN], N-major
+            acc = tl.dot(round_to_tf32(tl.trans(b)), tl.trans(a), acc, input_precision="tf32")
+        epilogue_tile += programs
+        pid_m, pid_n = grouped_tile(epilogue_tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        halves = tl.permute(tl.reshape(tl.trans(acc), (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+        left, right = tl.split(halves)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right)
+
+
+def register_variant(a, b, bm, bn, bk, stages, warps, flatten=False, group_m=8):
+    m, k = a.shape
+    n = b.shape[1]
+    c = torch.empty(m, n, device=a.device, dtype=torch.float32)
+    a_desc = TensorDescriptor(a, [m, k], [a.stride(0), 1], [bm, bk])
+    b_desc = TensorDescriptor(b, [k, n], [b.stride(0), 1], [bk, bn])
+    c_desc = TensorDescriptor(c, [m, n], [c.stride(0), 1], [bm, bn // 2])
+    grid = (min(device_sms(a.device), triton.cdiv(m, bm) * triton.cdiv(n, bn)),)
+
+    def launch():
+        probe_tf32_registers_kernel[grid](a_desc, b_desc, c_desc, m, n, k, bm, bn, bk, group_m, stages, flatten,
+                                          num_warps=warps)
+        return c
+    return launch
+
+
+CONFIGS = [  # BLOCK_M, BLOCK_N (the wgmma's M: 64 per warp group), BLOCK_K, stages, warps, flatten
+    (256, 128, 32, 3, 8, False), (256, 128, 32, 3, 8, True), (256, 128, 32, 2, 8, False),
+    (256, 64, 32, 4, 4, False), (128, 128, 32, 4, 8, False), (128, 128, 64, 3, 8, False),
+    (128, 256, 32, 3, 8, False),
+]
+
+
+def check(sizes) -> None:
+    """Relative error against float64 on ragged shapes, for the first configuration and the library."""
+    for m, n, k in sizes:
+        a = torch.randn(m, k, device="cuda")
+        b = torch.randn(k, n, device="cuda")
+        ref = a.double() @ b.double()
+        out = register_variant(a, b, *CONFIGS[0][:5])()
+        lib = tilelab.matmul(a, b)
+        err = ((out.double() - ref).norm() / ref.norm()).item()
+        lib_err = ((lib.double() - ref).norm() / ref.norm()).item()
+        print(f"check {m}x{n}x{k}: register path err {err:.2e}, library err {lib_err:.2e}", flush=True)
+
+
+def probe(size: int, rounds: int) -> None:
+    a = torch.randn(size, size, device="cuda")
+    b = torch.randn(size, size, device="cuda")
+    b_k_major = b.t().contiguous().t()
+    variants = {
+        "torch.mm (TF32)": lambda: torch.mm(a, b),
+        "tilelab default (copy of B + persistent)": lambda: tilelab.matmul(a, b),
+        "tilelab, B already K-major (no copy)": lambda: tilelab.matmul(a, b_k_major),
+    }
+    for bm, bn, bk, stages, warps, flatten in CONFIGS:
+        name = f"registers {bm}x{bn}x{bk} s{stages} w{warps}{' flat' if flatten else ''}"
+        variants[name] = register_variant(a, b, bm, bn, bk, stages, warps, flatten)
+    reference = (a.double() @ b.double()) if size <= 4096 else None
+    outputs = first_calls(variants)
+    errors = {} if reference is None else {
+        name: ((out.double() - reference).norm() / reference.norm()).item() for name, out in outputs.items()}
+    medians = medians_in_turns(variants, rounds)
+    torch_ms = medians["torch.mm (TF32)"]
+    print(f"{size}^3 float32/tf32: torch {torch_ms * 1e3:7.1f} us", flush=True)
+    for name, ms in medians.items():
+        err = f" err {errors[name]:.1e}" if name in errors else ""
+        print(f"  {name:44s} {ms * 1e3:7.1f} us ({torch_ms / ms:.3f}x torch){err}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=6)
+    args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = True
+    check([(1000, 1000, 1000), (257, 520, 36), (4096, 4096, 4096)])
+    for size in (4096, 8192):
+        probe(size, args.rounds)
+
+
+if __name__ == "__main__":
+    main()
