@@ -66,6 +66,22 @@ def test_fp8_scaled_matmul_on_sm90_uses_e4m3_wgmma(tmp_path):
         assert found["census"]["sass"]["QGMMA"] > 0  # ptxas kept the fp8 warpgroup MMA
 
 
+def test_tf32_with_b_stored_kn_transposes_it_through_shared_memory(tmp_path):
+    # Hopper's tf32 wgmma reads shared-memory operands K-major only: B stored [K, N] costs the threads extra
+    # shared-memory traffic in the loop (lesson 9), B stored [N, K] goes from TMA straight to the wgmma.
+    args = ("--path", "persistent", "--dtype", "float32", "--target", "sm_90")
+    kn = inspect(tmp_path / "kn", *args)
+    nk = inspect(tmp_path / "nk", *args, "--b-layout", "nk")
+    assert (kn["b_layout"], nk["b_layout"]) == ("kn", "nk")
+    assert kn["census"]["ptx"]["wgmma"] > 0 and nk["census"]["ptx"]["wgmma"] > 0
+    assert nk["census"]["ptx"]["ld.shared"] == 0 < kn["census"]["ptx"]["ld.shared"]
+    assert kn["census"]["ptx"]["st.shared"] > nk["census"]["ptx"]["st.shared"]
+    # fp16 transposes in the wgmma itself: either layout compiles to the same shared-memory traffic.
+    half = [inspect(tmp_path / f"half-{layout}", "--path", "persistent", "--b-layout", layout)["census"]["ptx"]
+            for layout in ("kn", "nk")]
+    assert half[0]["ld.shared"] == half[1]["ld.shared"] and half[0]["st.shared"] == half[1]["st.shared"]
+
+
 def test_split_k_and_promoted_fp8_compile(tmp_path):
     splitk = inspect(tmp_path / "splitk", "--path", "splitk", "--target", "sm_90")
     assert splitk["kernel"] == "matmul_splitk_kernel" and splitk["census"]["tensor_cores"]
@@ -81,6 +97,9 @@ def test_split_k_and_promoted_fp8_compile(tmp_path):
     ("--op", "scaled_matmul", "--path", "pointer"),
     ("--op", "matmul", "--accumulate", "fast"),
     ("--path", "persistent", "--config", "nope"),
+    ("--path", "pointer", "--b-layout", "nk"),  # pointer kernels are inspected with B [K, N]
+    ("--path", "splitk", "--b-layout", "nk"),
+    ("--op", "scaled_matmul", "--b-layout", "kn"),  # fp8 wgmma needs B K-major
 ])
 def test_inspect_rejects_meaningless_combinations(tmp_path, args):
     done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path))
@@ -120,14 +139,18 @@ PTX = """
 	wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {%f1}, %rd1, %rd2, 1, 1, 1;
 	wgmma.commit_group.sync.aligned;
 	ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];
+	ld.shared.v4.b32 {%r1, %r2, %r3, %r4}, [%r5+1024];
+	@%p3 st.shared.b32 [%r6], %r7;
+	st.shared.v2.f32 [%r6+8], {%f1, %f2};
+	stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r5], {%r1, %r2, %r3, %r4};
 	fma.rn.f32 %f1, %f2, %f3, %f1;
 """
 
 
 def test_ptx_census_counts_instructions_not_their_neighbours():
     counts = census.count_ptx(PTX)
-    assert counts == {"mma.sync": 1, "wgmma": 2, "wgmma.e4m3": 1, "ldmatrix": 1, "cp.async": 2,
-                      "cp.async.bulk.tensor": 1, "tensormap.replace": 1, "fma.f32": 1}
+    assert counts == {"mma.sync": 1, "wgmma": 2, "wgmma.e4m3": 1, "ldmatrix": 1, "ld.shared": 1, "st.shared": 2,
+                      "cp.async": 2, "cp.async.bulk.tensor": 1, "tensormap.replace": 1, "fma.f32": 1}
     assert census.global_load_widths(PTX) == {"128": 1, "64": 1, "16": 1}
     assert census.cp_async_sizes(PTX) == {"16": 1, "4": 1}
     assert census.uses_tensor_cores(counts)

@@ -98,6 +98,21 @@ def test_descriptor_epilogue_counts_in_shared_memory():
     assert cfg not in tuning.prune([cfg, tuning.FIXED], 4096, 4096, 4, out_element_size=4)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_inspected_descriptor_default_fits_with_its_staged_c_tile(dtype):
+    # kernel-inspect compiles the tile a launch would keep: a pipeline plus C's staging buffer that fit.
+    _, _, constexprs, config = matmul_op.inspection_source("descriptor", dtype)
+    size = dtype.itemsize
+    assert config.shared_memory_bytes(size, out_element_size=size) <= tuning.SHARED_MEMORY_BUDGET
+    assert constexprs["B_K_MAJOR"] is False
+    assert matmul_op.inspection_source("descriptor", dtype, b_k_major=True)[2]["B_K_MAJOR"] is True
+
+
+def test_inspection_of_the_pointer_path_has_no_k_major_b():
+    with pytest.raises(ValueError, match="descriptor path"):
+        matmul_op.inspection_source("pointer", torch.float16, b_k_major=True)
+
+
 def test_replays_only_for_cuda_tensors_and_without_launch_hooks():
 
     a = torch.empty(4, 4)

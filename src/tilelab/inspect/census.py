@@ -5,6 +5,8 @@ compiler chose:
   mma.sync              Ampere-style warp-level tensor-core MMA (sm_80+)
   wgmma.mma_async       Hopper warpgroup MMA, operands from shared memory (sm_90a); `.e4m3`: fp8 inputs
   ldmatrix              shared memory -> registers in MMA fragment layout
+  ld.shared / st.shared threads moving data through shared memory themselves: epilogue staging, layout
+                        changes, and the transposes a dot needs when an operand is stored the other way round
   cp.async (non-bulk)   Ampere asynchronous global -> shared copies, per thread
   cp.async.bulk.tensor  Hopper TMA: one thread moves a whole tile by descriptor
   tensormap.replace     a kernel writing descriptor fields itself (descriptors built in every program)
@@ -22,6 +24,8 @@ _PTX_PATTERNS = {
     # fp8 operands show in the type suffixes, e.g. wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
     "wgmma.e4m3": r"^\s*(?:@!?%p\d+\s+)?wgmma\.mma_async\.\S*\.e4m3\b",
     "ldmatrix": r"^\s*(?:@!?%p\d+\s+)?ldmatrix\.",
+    "ld.shared": r"^\s*(?:@!?%p\d+\s+)?ld\.shared\b",
+    "st.shared": r"^\s*(?:@!?%p\d+\s+)?st\.shared\b",
     "cp.async": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.(?:ca|cg)\.",
     "cp.async.bulk.tensor": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.bulk\.tensor\.",
     "tensormap.replace": r"^\s*(?:@!?%p\d+\s+)?tensormap\.replace\.",

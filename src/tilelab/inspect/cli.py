@@ -41,6 +41,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"], help="float32 only (default tf32)")
     p.add_argument("--accumulate", choices=["fast", "promoted"],
                    help="scaled_matmul only: use_fast_accum=True (fast, default) or False (promoted)")
+    p.add_argument("--b-layout", choices=["kn", "nk"],
+                   help="B as stored: kn = [K, N] rows, N contiguous (matmul's default); nk = [N, K] rows, "
+                        "K-major (what tilelab copies a large float32 B into on Hopper; scaled_matmul's only "
+                        "layout). nk needs a TMA path: descriptor, persistent or splitk-descriptor")
     p.add_argument("--config",
                    help="pointer/descriptor: a named config (e.g. fixed); Hopper kernels: a candidate's label "
                         "(e.g. 128x256x64-g8-w8-s3-sub); default: the first tuning candidate")
@@ -65,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target,
-                                         args.accumulate)
+                                         args.accumulate, args.b_layout)
     except (ValueError, KeyError) as exc:
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -74,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     label = f"{args.op}-{result.path}-{result.dtype}" + (f"-{args.precision}" if args.precision else "")
     label += f"-{result.accumulate}-accum" if result.accumulate else ""
+    label += "-b-nk" if result.b_layout == "nk" and result.op == "matmul" else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     written = compiler.save(result, directory)
     if args.json:
@@ -93,6 +98,7 @@ def print_census(result) -> None:
     title = (f"{result.kernel} for {result.target}: {result.dtype}"
              + (f" ({result.precision})" if result.dtype == "float32" else "")
              + (f" ({result.accumulate} accumulation)" if result.accumulate else "")
+             + f", B stored [{'N, K' if result.b_layout == 'nk' else 'K, N'}]"
              + f", tiles {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']}, "
                f"{cfg['num_warps']} warps, {cfg['num_stages']} stages")
     table = Table(title=title)
@@ -104,6 +110,8 @@ def print_census(result) -> None:
         "wgmma": "warpgroup tensor-core MMA from shared memory (Hopper)",
         "wgmma.e4m3": "of those, fp8 (float8_e4m3fn) inputs",
         "ldmatrix": "shared -> registers in MMA fragment layout",
+        "ld.shared": "threads' own shared-memory loads (layout changes, transposes)",
+        "st.shared": "threads' own shared-memory stores (epilogue staging, transposes)",
         "cp.async": "per-thread async global -> shared copies (Ampere)",
         "cp.async.bulk.tensor": "TMA tile copies by descriptor (Hopper)",
         "tensormap.replace": "descriptor fields written in the kernel (0: built on the host)",

@@ -23,18 +23,23 @@ class Inspection:
     metadata: dict
     census: dict
     accumulate: str | None = None  # scaled_matmul: "fast" or "promoted" (use_fast_accum True / False)
+    b_layout: str = "kn"  # B as stored: "kn" ([K, N] rows) or "nk" ([N, K] rows, K-major)
 
 
 OPS = ("matmul", "scaled_matmul")
 MATMUL_DTYPES = ("float16", "bfloat16", "float32")
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
+B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
+TMA_PATHS = ("descriptor", "persistent", "splitk-descriptor")  # the paths that can read a K-major B as stored
 
 
 def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
-            accumulate: str | None) -> tuple[str, str, str | None]:
-    """(path, dtype, accumulate) after defaults; ValueError for a combination that means nothing."""
+            accumulate: str | None, b_layout: str | None = None) -> tuple[str, str, str | None, str]:
+    """(path, dtype, accumulate, b_layout) after defaults; ValueError for a combination that means nothing."""
     from tilelab.inspect import hopper
 
+    if b_layout not in (None, *B_LAYOUTS):
+        raise ValueError(f"--b-layout is kn ([K, N] rows) or nk ([N, K] rows), not {b_layout!r}")
     if op == "scaled_matmul":
         if dtype not in (None, FP8_DTYPE):
             raise ValueError(f"scaled_matmul takes --dtype {FP8_DTYPE} only, not {dtype}")
@@ -42,7 +47,9 @@ def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
             raise ValueError("scaled_matmul has one kernel, the persistent TMA one: leave --path out")
         if precision is not None:
             raise ValueError("--precision applies to --dtype float32 only")
-        return "persistent", FP8_DTYPE, accumulate or "fast"
+        if b_layout == "kn":
+            raise ValueError("scaled_matmul reads B stored [N, K] (K-major) only, as Hopper's fp8 wgmma needs")
+        return "persistent", FP8_DTYPE, accumulate or "fast", "nk"
     if op != "matmul":
         raise ValueError(f"kernel-inspect knows ops {', '.join(OPS)}, not {op!r}")
     dtype = dtype or "float16"
@@ -53,11 +60,14 @@ def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
     path = path or "descriptor"
     if path not in ("pointer", "descriptor", *hopper.MATMUL_PATHS):
         raise ValueError(f"unknown path {path!r}")
-    return path, dtype, None
+    if b_layout == "nk" and path not in TMA_PATHS:
+        raise ValueError(f"--b-layout nk needs a path that reads B through tensor descriptors "
+                         f"({', '.join(TMA_PATHS)}); --path {path} is inspected with B stored [K, N]")
+    return path, dtype, None, b_layout or "kn"
 
 
 def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
-                  accumulate: str | None = None):
+                  accumulate: str | None = None, b_layout: str = "kn"):
     """(jit function, signature, constexprs, attrs, config) from the library, for ASTSource."""
     import torch
 
@@ -67,25 +77,31 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
                    FP8_DTYPE: getattr(torch, FP8_DTYPE, None)}[dtype]
     if op == "scaled_matmul":
         return hopper.kernel_source("fp8", torch_dtype, None, config, accumulate)
+    b_k_major = b_layout == "nk"
     if path in hopper.MATMUL_PATHS:
-        return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None)
+        return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major)
     from tilelab.ops import matmul as matmul_op
 
-    kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config)
+    kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config,
+                                                                        b_k_major=b_k_major)
     attrs = matmul_op.inspection_attrs(kernel, signature) if hasattr(matmul_op, "inspection_attrs") else None
     return kernel, signature, constexprs, attrs, chosen
 
 
 def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | None = None,
                    precision: str | None = None, config: str | None = None, target: str = "sm_90",
-                   accumulate: str | None = None) -> Inspection:
-    """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8)."""
+                   accumulate: str | None = None, b_layout: str | None = None) -> Inspection:
+    """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8).
+
+    b_layout: B as stored, "kn" ([K, N] rows; matmul's default) or "nk" ([N, K] rows, K-major).
+    """
     import triton
 
-    path, dtype, accumulate = resolve(op, path, dtype, precision, accumulate)
+    path, dtype, accumulate, b_layout = resolve(op, path, dtype, precision, accumulate, b_layout)
     if dtype != "float32" and precision is not None:
         raise ValueError("--precision applies to --dtype float32 only")
-    kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config, accumulate)
+    kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config, accumulate,
+                                                                 b_layout)
     gpu_target = targets.resolve(target)
     source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
     compiled = triton.compile(source, target=gpu_target,
@@ -103,7 +119,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         kernel=compiled.metadata.name, op=op, path=path, dtype=dtype,
         precision=precision or ("tf32" if op == "matmul" else None),
         config=chosen.as_dict(), target=targets.label(gpu_target), stages=stages, metadata=metadata, census={},
-        accumulate=accumulate,
+        accumulate=accumulate, b_layout=b_layout,
     )
     result.census = take_census(stages, compiled, target == "native")
     return result
@@ -162,7 +178,8 @@ def save(result: Inspection, directory: Path) -> list[Path]:
 def as_json(result: Inspection) -> dict:
     return {
         "kernel": result.kernel, "op": result.op, "path": result.path, "dtype": result.dtype,
-        "precision": result.precision, "accumulate": result.accumulate, "config": result.config,
+        "precision": result.precision, "accumulate": result.accumulate, "b_layout": result.b_layout,
+        "config": result.config,
         "target": result.target,
         "metadata": result.metadata, "census": result.census, "stages": sorted(result.stages),
     }

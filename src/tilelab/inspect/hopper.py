@@ -42,8 +42,12 @@ def choose_config(kernel_name: str, element_size: int, label: str | None):
                      + ", ".join(c.label() for c in options))
 
 
-def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | None, accumulate: str | None):
-    """(jit function, signature, constexprs, attrs, config) like `tilelab.inspect.compile.kernel_source`."""
+def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | None, accumulate: str | None,
+                  b_k_major: bool = False):
+    """(jit function, signature, constexprs, attrs, config) like `tilelab.inspect.compile.kernel_source`.
+
+    b_k_major: B stored [N, K] (matmul's persistent and split-K descriptor kernels; fp8 always is).
+    """
     from tilelab.ops import matmul_hopper as hopper
 
     chosen = choose_config(kernel_name, dtype.itemsize, config)
@@ -52,6 +56,8 @@ def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | 
         kwargs["fast_accum"] = (accumulate or "fast") == "fast"
     else:
         kwargs["precision"] = precision or "tf32"
+        if kernel_name != "splitk":  # the pointer split-K kernel is inspected with B [K, N] only
+            kwargs["b_k_major"] = b_k_major
     kernel, signature, constexprs, attrs, options = hopper.inspection_source(kernel_name, **kwargs)
     chosen = dataclasses.replace(chosen, num_warps=options["num_warps"], num_stages=options["num_stages"])
     return kernel, signature, constexprs, attrs, chosen

@@ -875,21 +875,26 @@ _TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "f
 
 
 def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float16,
-                      precision: str | None = None, config: str | Config | None = None):
+                      precision: str | None = None, config: str | Config | None = None, *, b_k_major: bool = False):
     """(kernel, signature, constexprs) for `triton.compiler.ASTSource`, as a real launch would specialize it.
 
     Row-major contiguous operands of a large aligned problem: unit strides
     become constants and pointers/strides are known 16-divisible, exactly
     what Triton's launcher would tell the compiler for such tensors.
+    b_k_major (descriptor path): B stored [N, K] instead of [K, N].
     """
     # The Hopper kernels have their own: tilelab.ops.matmul_hopper.inspection_source.
     contracts.require_choice(path, "path", ("pointer", "descriptor"))
+    if b_k_major and path == "pointer":
+        raise ValueError("b_k_major applies to the descriptor path; the pointer path is inspected with B [K, N]")
     if dtype not in _TRITON_TYPE:
         raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
     if isinstance(config, str):
         contracts.require_choice(config, "config", tuning.NAMED_CONFIGS)
         config = tuning.NAMED_CONFIGS[config]
-    config = config or _candidates(torch.finfo(dtype).bits // 8, 4096, 4096)[0]
+    size = torch.finfo(dtype).bits // 8
+    # As a launch prunes them: the descriptor kernel also stages its C tile in shared memory.
+    config = config or _candidates(size, 4096, 4096, size if path == "descriptor" else 0)[0]
     precision = precision or "tf32"
     ptr = "*" + _TRITON_TYPE[dtype]
     meta = {
@@ -910,7 +915,7 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
         ints = {"M": "i32", "N": "i32", "K": "i32", "stride_ab": "i32", "stride_a_row": "i32",
                 "stride_bb": "i32", "stride_b_row": "i32", "stride_cb": "i32", "stride_c_row": "i32"}
         unit = {}
-        meta.update(A_K_MAJOR=True, B_K_MAJOR=False)
+        meta.update(A_K_MAJOR=True, B_K_MAJOR=b_k_major)
     signature = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": ptr}
     signature.update({name: ("constexpr" if name in unit else kind) for name, kind in ints.items()})
     signature.update({name: "constexpr" for name in meta})
