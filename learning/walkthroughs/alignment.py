@@ -1,4 +1,5 @@
-"""explain alignment: why rows of 1000 fp16 elements were loaded 2 bytes at a time, and the one-line fix."""
+"""explain alignment: why rows of 1000 fp16 elements were loaded 2 bytes at a time, the one-line fix, and the
+cost that remains: rows that start mid-way through a 128-byte line."""
 
 from __future__ import annotations
 
@@ -50,4 +51,35 @@ def build() -> Script:
     s.say("workaround) to 0.86x on the pointer path with ALIGN=8. Since then a single GEMM this large takes")
     s.say("the descriptor path again, with descriptors built on the host (explain descriptors); ALIGN still")
     s.say("serves smaller and batched problems, which stay on the pointer path.")
+
+    s.say("\nA second alignment: memory moves whole 128-byte lines, in 32-byte sectors, whatever the proof.")
+    starts = [row * 2000 % LINE_BYTES for row in range(8)]
+    s.ask("byte offset of rows 0..7 within their 128-byte line", ", ".join(map(str, starts)))
+    s.ask("rows of those 8 that start on a line", f"{starts.count(0)}: every 8th row (8 x 2000 = 125 x 128)")
+    s.ask("a 128-byte piece of row 1 (64 fp16 values): lines touched", lines_and_sectors(80)[0])
+    s.ask("... and 32-byte sectors touched (row 0's piece: 4)", lines_and_sectors(80)[1])
+    s.say("Each TMA box row, and each warp's load, of such a row spans that extra line and sector.")
+    s.say("Measured on the H200 (results/h200-misaligned-probe.log), 1000^3 fp16 on the library's default tile:")
+    s.say("12.9 us as allocated, 10.0 us for the same values kept in rows padded to 1024 elements")
+    s.say("(torch.empty(1000, 1024)[:, :1000], a view tilelab takes as it is); torch.mm: 10.4 us.")
+    s.say("No tile timed at 1000^3 did better than the default, so the rows are the whole gap, and a copy into")
+    s.say("padded rows inside the call costs more than it saves (16.4 us, results/h200-skinny-probe.log).")
+    s.ask("padded_row_stride(1000, 2): what tilelab pads an output row to", padded(1000, 2))
+    s.say("It pads for the 16-byte rule TMA needs, not for lines: 1000 already obeys it.")
     return s
+
+
+LINE_BYTES = 128  # an L2 cache line
+SECTOR_BYTES = 32  # the unit DRAM and L2 move
+
+
+def lines_and_sectors(offset: int, size: int = 128) -> tuple[int, int]:
+    """How many 128-byte lines and 32-byte sectors the bytes [offset, offset + size) of a line-aligned buffer touch."""
+    last = offset + size - 1
+    return last // LINE_BYTES - offset // LINE_BYTES + 1, last // SECTOR_BYTES - offset // SECTOR_BYTES + 1
+
+
+def padded(width: int, element_size: int) -> int:
+    from tilelab.ops.matmul import padded_row_stride
+
+    return padded_row_stride(width, element_size)

@@ -74,6 +74,18 @@ def test_alignment_walkthrough_asks_the_library():
     answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
     assert answers["pointer_align for 1000x1000x1000 fp16"] == "8"
     assert answers["pointer_align for 1000x1000x1000 fp32 (4-byte elements)"] == "4"
+    assert answers["byte offset of rows 0..7 within their 128-byte line"] == "0, 80, 32, 112, 64, 16, 96, 48"
+    assert answers["rows of those 8 that start on a line"].startswith("1: every 8th row")
+    assert answers["a 128-byte piece of row 1 (64 fp16 values): lines touched"] == "2"
+    assert answers["... and 32-byte sectors touched (row 0's piece: 4)"] == "5"
+    assert answers["padded_row_stride(1000, 2): what tilelab pads an output row to"] == "1000"
+
+
+def test_lines_and_sectors_counts_partial_units():
+    assert alignment.lines_and_sectors(0) == (1, 4)
+    assert alignment.lines_and_sectors(32) == (2, 4)
+    assert alignment.lines_and_sectors(16) == (2, 5)
+    assert alignment.lines_and_sectors(0, 1) == (1, 1) and alignment.lines_and_sectors(127, 2) == (2, 2)
 
 
 def test_tuning_walkthrough_shows_the_drift_trap_with_the_library_s_own_order():
