@@ -886,7 +886,8 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
     # The Hopper kernels have their own: tilelab.ops.matmul_hopper.inspection_source.
     contracts.require_choice(path, "path", ("pointer", "descriptor"))
     if b_k_major and path == "pointer":
-        raise ValueError("b_k_major applies to the descriptor path; the pointer path is inspected with B [K, N]")
+        raise contracts.ContractError("b_k_major applies to the descriptor path; the pointer path is inspected "
+                                      "with B [K, N]")
     if dtype not in _TRITON_TYPE:
         raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
     if isinstance(config, str):
