@@ -85,6 +85,17 @@ def test_persistent_more_tiles_than_programs(num_sms, group_m, device, rng):
     check(out[0], a, b, torch.float32, f"{num_sms} programs, GROUP_M={group_m}")
 
 
+def test_persistent_even_grid_covers_every_tile(device, rng):
+    # 5 x 8 = 40 tiles on a budget of 21 programs: balanced_programs launches 20, two tiles each.
+    from tilelab.ops.matmul_hopper import balanced_programs
+
+    assert balanced_programs(40, 21) == 20
+    a = padded(80, 40, torch.float32, device, rng)
+    b = padded(40, 128, torch.float32, device, rng)
+    config = HopperConfig(16, 16, 16, group_m=3, num_warps=4, num_stages=1)
+    check(run_persistent(a[None], b[None], config, num_sms=21)[0], a, b, torch.float32, "20 programs of 2 tiles")
+
+
 @pytest.mark.parametrize("subtile", [False, True])
 @pytest.mark.parametrize("warp_specialize", [False, True])
 @pytest.mark.parametrize("flatten", [False, True])

@@ -396,6 +396,31 @@ def test_split_k_candidates_stop_at_two_waves_of_programs(m):
     assert dropped and all(c.split_k > 1 for c in dropped)
 
 
+@pytest.mark.parametrize("tiles,budget,expected", [
+    (512, 132, 128),  # 4 tiles each instead of 116 programs with 4 and 16 with 3
+    (2048, 132, 128), (1376, 132, 126),  # 8192^3 and 4096x11008x4096 in 128x256 tiles
+    (100, 132, 100), (132, 132, 132), (1, 132, 1), (0, 132, 1),  # one tile per program at most
+    (133, 132, 132), (529, 132, 132),  # an even grid would idle a third or a fifth of the SMs: untested, kept
+    (40, 21, 20), (7, 3, 3), (5, 0, 1),
+])
+def test_balanced_programs_keeps_the_longest_program_and_most_sms(tiles, budget, expected):
+    from tilelab.ops import matmul_hopper
+
+    programs = matmul_hopper.balanced_programs(tiles, budget)
+    assert programs == expected
+    if tiles > 0 and budget > 0:
+        # never a longer program than `budget` programs would have
+        assert -(-tiles // programs) == -(-tiles // min(tiles, budget))
+
+
+def test_persistent_grid_balances_each_batch_share():
+    from tilelab.ops import matmul_hopper
+
+    assert matmul_hopper.persistent_grid(512, 1, 132) == (128, 1)
+    assert matmul_hopper.persistent_grid(256, 2, 132) == (64, 2)  # 66 SMs per batch, 4 tiles each
+    assert matmul_hopper.persistent_grid(10, 4, 132) == (10, 4)
+
+
 def test_filling_first_moves_a_smaller_tile_ahead_only_when_the_first_leaves_most_sms_idle():
     from tilelab.ops import matmul_hopper as hopper
 

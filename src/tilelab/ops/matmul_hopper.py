@@ -223,9 +223,29 @@ def device_sms(device: torch.device) -> int:
 # -- persistent ----------------------------------------------------------------------------------
 
 
+# How much of the grid an even split may give up. Measured only where it gave up a few SMs (128 and 126 programs
+# of 132); a grid that idles more SMs for the same longest program is untested, so it keeps every SM.
+BALANCED_MIN_FILL = 0.95
+
+
+def balanced_programs(tiles: int, budget: int) -> int:
+    """Programs for `tiles` tiles on at most `budget`: the fewest that give no program more tiles than `budget`
+    programs would, if that keeps BALANCED_MIN_FILL of the budget; else min(tiles, budget).
+
+    512 tiles on 132 SMs: 132 programs leave 116 with 4 tiles and 16 with 3; 128 programs take exactly 4 each,
+    the same longest program. On the H200 the even grid measured 0.4-1.9% faster at all five large shapes, in
+    fp16 and bf16 alike (results/h200-grid-probe.log).
+    """
+    budget = max(1, budget)
+    if tiles <= budget:
+        return max(1, tiles)
+    even = -(-tiles // -(-tiles // budget))
+    return even if even >= BALANCED_MIN_FILL * budget else budget
+
+
 def persistent_grid(tiles: int, batch: int, num_sms: int) -> tuple[int, int]:
-    """(programs per batch, batch): the SMs shared out among the batches, never more programs than tiles."""
-    return max(1, min(tiles, -(-num_sms // batch))), batch
+    """(programs per batch, batch): the SMs shared out among the batches, each batch's tiles spread evenly."""
+    return balanced_programs(tiles, -(-num_sms // batch)), batch
 
 
 def persistent_host_descriptors(batch: int, config: HopperConfig) -> bool:

@@ -32,7 +32,7 @@ from tilelab.ops.matmul import (
     host_descriptors,
     padded_row_stride,
 )
-from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, device_sms, filling_first, prune
+from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, balanced_programs, device_sms, filling_first, prune
 
 INPUT_DTYPE = torch.float8_e4m3fn
 OUTPUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
@@ -250,7 +250,7 @@ def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: Ho
     b_layout = OperandLayout(False, _row_stride(bt.stride(0), n, k), 0, tma_ok=True)
     a_desc, b_desc, c_desc = host_descriptors(a, bt.t(), c, a_layout, b_layout, config.block_m, config.block_n,
                                               config.block_k, config.store_block_n)
-    grid = (max(1, min(tiles, num_sms)), 1, 1)
+    grid = (balanced_programs(tiles, num_sms), 1, 1)
     args = (a_desc, b_desc, c_desc, scale_a, scale_b, m, n, k,
             # BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, NUM_STAGES, EPILOGUE_SUBTILE, FAST_ACCUM, FLATTEN
             config.block_m, config.block_n, config.block_k, config.group_m, config.num_stages,
