@@ -81,6 +81,21 @@ def test_sliced_and_strided_views(device, rng):
     assert_matches_reference(tilelab.matmul(a, b), a, b, label="strided views")
 
 
+@pytest.mark.parametrize("batch", [1, 3])
+def test_describe_plan_counts_the_persistent_programs(batch, device, rng):
+    from tilelab.ops import matmul_hopper
+
+    a = randn((batch, 200, 64), torch.float16, device, rng)
+    b = randn((64, 136), torch.float16, device, rng)
+    plan = matmul_op.describe_plan(a, b, path="persistent")
+    config = plan["config"]
+    # a B shared by the batch folds the batch into rows: one GEMM of batch * 200 rows
+    tiles = -(-(batch * 200) // config["block_m"]) * -(-136 // config["block_n"])
+    sms = matmul_hopper.device_sms(a.device)
+    assert plan["programs"] == matmul_hopper.persistent_grid(tiles, 1, sms)[0] <= sms
+    assert "programs" not in matmul_op.describe_plan(a, b, path="pointer")
+
+
 def test_misaligned_data_pointer_cannot_force_descriptor(device, rng):
     base = randn((64 * 64 + 1,), torch.float16, device, rng)
     a = base[1:].view(64, 64)  # 2-byte offset from an aligned allocation

@@ -861,6 +861,10 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         config = persistent_config(plan, p, c_probe)
         described["config"] = dataclasses.asdict(config)
         described["host_descriptors"] = matmul_hopper.persistent_host_descriptors(1 if one_gemm else 2, config)
+        tiles = triton.cdiv(p.m, config.block_m) * triton.cdiv(p.n, config.block_n)
+        gemms = min(max(p.a3.shape[0], p.b3.shape[0]), MAX_GRID_Y)
+        # programs per GEMM, as launch_persistent's grid gives them (balanced_programs)
+        described["programs"] = matmul_hopper.persistent_grid(tiles, gemms, matmul_hopper.device_sms(a.device))[0]
     elif plan.config is None:
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
