@@ -23,12 +23,12 @@ from tilelab.ops import matmul_hopper
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096), (4096, 4096, 11008), (8192, 8192, 1024)]
 
 
-def persistent_variant(a, b, programs: int):
-    """The library's persistent kernel and tuned configuration, launched on `programs` programs."""
+def persistent_variant(a, b, programs: int, config=None):
+    """The library's persistent kernel with `config` (default: the tuned one), launched on `programs` programs."""
     p = matmul_op._as_gemm(a, b)
     plan = matmul_op.plan_matmul(p.a3, p.b3, "persistent", "tf32", None)
     c3 = matmul_op._allocate_output(plan, p, a.dtype)
-    config = matmul_op.persistent_config(plan, p, c3)
+    config = config or matmul_op.persistent_config(plan, p, c3)
 
     def launch():
         matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout, plan.b_layout, "tf32",
