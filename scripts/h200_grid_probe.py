@@ -16,7 +16,7 @@ import torch
 import triton
 
 import tilelab
-from scripts.turns import first_calls, medians_in_turns
+from scripts.turns import report_in_turns
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_hopper
 
@@ -47,14 +47,8 @@ def probe(m: int, n: int, k: int, dtype: torch.dtype, rounds: int) -> None:
     variants = {"torch": lambda: torch.mm(a, b), "library default": lambda: tilelab.matmul(a, b),
                 f"persistent, {sms} programs": control,
                 f"persistent, {balanced} programs": persistent_variant(a, b, balanced)[0]}
-    reference = torch.mm(a.float(), b.float())
-    outputs = first_calls(variants)
-    errors = {name: ((out.float() - reference).norm() / reference.norm()).item() for name, out in outputs.items()}
-    medians = medians_in_turns(variants, rounds)
-    torch_ms = medians["torch"]
-    print(f"== {m}x{n}x{k} {dtype}: {tiles} tiles of {config.label()}, torch {torch_ms * 1e3:.1f} us", flush=True)
-    for name, ms in medians.items():
-        print(f"  {name:30s} {ms * 1e3:8.1f} us ({torch_ms / ms:.3f}x torch) err {errors[name]:.1e}", flush=True)
+    report_in_turns(f"== {m}x{n}x{k} {dtype}: {tiles} tiles of {config.label()}", variants, rounds,
+                    reference=torch.mm(a.float(), b.float()))
 
 
 def main() -> None:

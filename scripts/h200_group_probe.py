@@ -17,7 +17,7 @@ import triton
 
 import tilelab
 from scripts.h200_grid_probe import persistent_variant
-from scripts.turns import first_calls, medians_in_turns
+from scripts.turns import report_in_turns
 from tilelab.ops import matmul_hopper
 
 BASE = matmul_hopper.HopperConfig(128, 256, 64, 8, num_warps=8, num_stages=3, epilogue_subtile=True, flatten=True)
@@ -34,14 +34,7 @@ def probe(size: int, dtype: torch.dtype, rounds: int) -> None:
         variants[f"{config.label()}, {programs} programs"] = persistent_variant(a, b, programs, config)[0]
     config = dataclasses.replace(BASE, group_m=16, num_stages=4)
     variants[f"{config.label()}, {programs} programs"] = persistent_variant(a, b, programs, config)[0]
-    reference = torch.mm(a.float(), b.float())
-    outputs = first_calls(variants)
-    errors = {name: ((out.float() - reference).norm() / reference.norm()).item() for name, out in outputs.items()}
-    medians = medians_in_turns(variants, rounds)
-    torch_ms = medians["torch"]
-    print(f"== {size}^3 {dtype}: torch {torch_ms * 1e3:.1f} us", flush=True)
-    for name, ms in medians.items():
-        print(f"  {name:44s} {ms * 1e3:8.1f} us ({torch_ms / ms:.3f}x torch) err {errors[name]:.1e}", flush=True)
+    report_in_turns(f"== {size}^3 {dtype}", variants, rounds, reference=torch.mm(a.float(), b.float()))
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ import argparse
 import torch
 
 import tilelab
-from scripts.turns import first_calls, medians_in_turns
+from scripts.turns import report_in_turns
 from tilelab.tuning import Config
 
 TILES = [  # BLOCK_M, BLOCK_N, BLOCK_K, warps, stages
@@ -37,14 +37,7 @@ def probe(dtype: torch.dtype, rounds: int) -> None:
         config = Config(bm, bn, bk, 8, num_warps=warps, num_stages=stages)
         variants[f"descriptor {config.label()}"] = (
             lambda c=config: tilelab.matmul(a, b, path="descriptor", config=c))
-    reference = a.double() @ b.double()
-    outputs = first_calls(variants)
-    errors = {name: ((out.double() - reference).norm() / reference.norm()).item() for name, out in outputs.items()}
-    medians = medians_in_turns(variants, rounds)
-    torch_ms = medians["torch"]
-    print(f"== 1000^3 {dtype}: torch {torch_ms * 1e3:.1f} us", flush=True)
-    for name, ms in sorted(medians.items(), key=lambda item: item[1]):
-        print(f"  {name:40s} {ms * 1e3:6.1f} us ({torch_ms / ms:.3f}x torch) err {errors[name]:.1e}", flush=True)
+    report_in_turns(f"== 1000^3 {dtype}", variants, rounds, reference=a.double() @ b.double(), by_time=True)
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ import argparse
 import torch
 
 import tilelab
-from scripts.turns import first_calls, medians_in_turns
+from scripts.turns import report_in_turns
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_hopper
 from tilelab.ops.matmul_hopper import HopperConfig
@@ -58,16 +58,10 @@ def probe(shape, dtype, rounds: int) -> None:
     m, n, k = shape
     a = torch.randn(m, k, device="cuda").to(dtype)
     b = torch.randn(k, n, device="cuda").to(dtype)
-    ref = a.double() @ b.double()
     variants = {"torch": lambda: torch.mm(a, b), "library default": lambda: tilelab.matmul(a, b)}
     for path, config, tma in PROBES[shape]:
         variants[f"{path:10s} {config.label():32s} {'tma' if tma else 'ptr'}"] = variant(a, b, path, config, tma)
-    errors = {name: ((out.double() - ref).norm() / ref.norm()).item() for name, out in first_calls(variants).items()}
-    medians = medians_in_turns(variants, rounds)
-    torch_ms = medians.pop("torch")
-    print(f"{m}x{n}x{k} {dtype}: torch {torch_ms * 1e3:6.1f} us", flush=True)
-    for name, ms in medians.items():
-        print(f"  {name:60s} {ms * 1e3:6.1f} us ({torch_ms / ms:.3f}x torch) err {errors[name]:.0e}", flush=True)
+    report_in_turns(f"{m}x{n}x{k} {dtype}", variants, rounds, reference=a.double() @ b.double())
 
 
 def main() -> None:

@@ -21,9 +21,10 @@ import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 import tilelab
-from scripts.turns import first_calls, medians_in_turns
+from scripts.turns import report_in_turns
 from tilelab.kernels.matmul import grouped_tile
 from tilelab.ops.matmul_hopper import device_sms
+from tilelab.reference import relative_error
 
 
 @triton.jit
@@ -103,10 +104,9 @@ def check(sizes) -> None:
         b = torch.randn(k, n, device="cuda")
         ref = a.double() @ b.double()
         lib = tilelab.matmul(a, b)
-        print(f"check {m}x{n}x{k}: library err {((lib.double() - ref).norm() / ref.norm()).item():.2e}", flush=True)
+        print(f"check {m}x{n}x{k}: library err {relative_error(lib, ref):.2e}", flush=True)
         for config in CONFIGS:
-            out = register_variant(a, b, *config)()
-            print(f"  {label(*config)}: err {((out.double() - ref).norm() / ref.norm()).item():.2e}", flush=True)
+            print(f"  {label(*config)}: err {relative_error(register_variant(a, b, *config)(), ref):.2e}", flush=True)
 
 
 def probe(size: int, rounds: int) -> None:
@@ -120,16 +120,8 @@ def probe(size: int, rounds: int) -> None:
     }
     for config in CONFIGS:
         variants[label(*config)] = register_variant(a, b, *config)
-    reference = (a.double() @ b.double()) if size <= 4096 else None
-    outputs = first_calls(variants)
-    errors = {} if reference is None else {
-        name: ((out.double() - reference).norm() / reference.norm()).item() for name, out in outputs.items()}
-    medians = medians_in_turns(variants, rounds)
-    torch_ms = medians["torch.mm (TF32)"]
-    print(f"{size}^3 float32/tf32: torch {torch_ms * 1e3:7.1f} us", flush=True)
-    for name, ms in medians.items():
-        err = f" err {errors[name]:.1e}" if name in errors else ""
-        print(f"  {name:44s} {ms * 1e3:7.1f} us ({torch_ms / ms:.3f}x torch){err}", flush=True)
+    report_in_turns(f"{size}^3 float32/tf32", variants, rounds, baseline="torch.mm (TF32)",
+                    reference=(a.double() @ b.double()) if size <= 4096 else None)
 
 
 def main() -> None:

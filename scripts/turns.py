@@ -7,6 +7,7 @@ variant a little at a time, round after round, and keeps each one's median.
 import statistics
 
 from tilelab import tuning
+from tilelab.reference import relative_error
 
 
 def first_calls(variants: dict) -> dict:
@@ -31,3 +32,21 @@ def medians_in_turns(variants: dict, rounds: int) -> dict[str, float]:
         for name, launch in variants.items():
             samples[name].append(tuning.measure_ms(launch))
     return {name: statistics.median(times) for name, times in samples.items()}
+
+
+def report_in_turns(title: str, variants: dict, rounds: int, *, reference=None, baseline: str = "torch",
+                    by_time: bool = False) -> dict[str, float]:
+    """Call every variant once (`first_calls`), time them in turns (`medians_in_turns`) and print one line each:
+    median, speedup against `baseline`, and the relative error against `reference` (a float64 result, or None
+    to skip it). `by_time` lists the fastest first. Returns the medians in ms."""
+    outputs = first_calls(variants)
+    errors = {} if reference is None else {name: relative_error(out, reference) for name, out in outputs.items()}
+    medians = medians_in_turns(variants, rounds)
+    base_ms = medians[baseline]
+    print(f"{title}: {baseline} {base_ms * 1e3:.1f} us", flush=True)
+    width = max(map(len, medians))
+    rows = sorted(medians.items(), key=lambda item: item[1]) if by_time else medians.items()
+    for name, ms in rows:
+        err = f" err {errors[name]:.1e}" if name in errors else ""
+        print(f"  {name:{width}s} {ms * 1e3:8.1f} us ({base_ms / ms:.3f}x {baseline}){err}", flush=True)
+    return medians
