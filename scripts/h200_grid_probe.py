@@ -7,7 +7,8 @@ At 4096^3 the persistent kernel's 512 tiles of 128x256 go to 132 programs: 116 p
 of 16 SMs idle for the last quarter, and a grid that is a multiple of the GROUP_M band. This times, in turns
 and cold, torch.mm, the library's default, and the persistent kernel with the tuned configuration launched
 both ways through the same Python launch path: with 132 programs (the control) and with the fewest programs
-that keep the longest program's tile count, ceil(tiles / ceil(tiles / 132)).
+that keep the longest program's tile count, ceil(tiles / ceil(tiles / 132)) (now the library's
+`matmul_hopper.balanced_programs`).
 """
 
 import argparse
@@ -43,7 +44,7 @@ def probe(m: int, n: int, k: int, dtype: torch.dtype, rounds: int) -> None:
     sms = matmul_hopper.device_sms(a.device)
     control, config = persistent_variant(a, b, sms)
     tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
-    balanced = triton.cdiv(tiles, triton.cdiv(tiles, sms))
+    balanced = matmul_hopper.balanced_programs(tiles, sms)
     variants = {"torch": lambda: torch.mm(a, b), "library default": lambda: tilelab.matmul(a, b),
                 f"persistent, {sms} programs": control,
                 f"persistent, {balanced} programs": persistent_variant(a, b, balanced)[0]}

@@ -56,8 +56,7 @@ def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | 
         kwargs["fast_accum"] = (accumulate or "fast") == "fast"
     else:
         kwargs["precision"] = precision or "tf32"
-        if kernel_name != "splitk":  # the pointer split-K kernel is inspected with B [K, N] only
-            kwargs["b_k_major"] = b_k_major
+        kwargs["b_k_major"] = b_k_major  # the pointer split-K kernel ignores it (resolve() allows it only kn)
     kernel, signature, constexprs, attrs, options = hopper.inspection_source(kernel_name, **kwargs)
     chosen = dataclasses.replace(chosen, num_warps=options["num_warps"], num_stages=options["num_stages"])
     return kernel, signature, constexprs, attrs, chosen
