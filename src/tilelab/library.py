@@ -51,10 +51,13 @@ def _backward(ctx, grad):
     if a.dim() == 1:
         g = g.unsqueeze(-2)
     grad_a = grad_b = None
+    options = dict(ctx.options)
+    if options["path"] == "registers":
+        options["path"] = None  # it takes row-major operands only, and the gradients multiply by transposes
     if ctx.needs_input_grad[0]:
-        grad_a = matmul_op.matmul(g, b2.mT, **ctx.options).sum_to_size(a2.shape).reshape(a.shape)
+        grad_a = matmul_op.matmul(g, b2.mT, **options).sum_to_size(a2.shape).reshape(a.shape)
     if ctx.needs_input_grad[1]:
-        grad_b = matmul_op.matmul(a2.mT, g, **ctx.options).sum_to_size(b2.shape).reshape(b.shape)
+        grad_b = matmul_op.matmul(a2.mT, g, **options).sum_to_size(b2.shape).reshape(b.shape)
     return grad_a, grad_b, None, None, None, None
 
 

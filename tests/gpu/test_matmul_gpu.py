@@ -186,11 +186,13 @@ def test_skinny_problems_take_split_k_and_every_split_config_is_right(m, rng):
     assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values()), "counters left set"
 
 
-def test_tf32_copies_a_row_major_b_to_k_major(rng):
+def test_tf32x3_copies_a_row_major_b_to_k_major(rng):
     a = randn((1024, 2048), torch.float32, "cuda", rng)
     b = randn((2048, 768), torch.float32, "cuda", rng)
-    assert matmul_op.describe_plan(a, b)["b_row_major"] is False
+    assert matmul_op.describe_plan(a, b, precision="tf32x3")["b_row_major"] is False
     assert matmul_op.describe_plan(a, b, precision="ieee")["b_row_major"] is True  # ieee: no wgmma, no copy
+    # tf32 on Hopper takes B as stored (the registers path, tests/gpu/test_registers_gpu.py); the copy otherwise.
+    assert matmul_op.describe_plan(a, b, path="persistent")["b_row_major"] is False
     for precision in ("tf32", "tf32x3"):
         assert_matches_reference(tilelab.matmul(a, b, precision=precision), a, b, precision=precision,
                                  label=precision)
@@ -198,14 +200,15 @@ def test_tf32_copies_a_row_major_b_to_k_major(rng):
 
 @pytest.mark.parametrize("b_shape", [(2048, 768), (3, 2048, 768)])
 def test_tf32_replay_copies_the_new_b(b_shape, rng, monkeypatch):
-    """A replayed tf32 call re-runs the K-major copy of B: a stale copy would multiply by the first call's B."""
+    """A replayed tf32x3 call re-runs the K-major copy of B: a stale copy would multiply by the first call's B.
+    (tf32 itself copies B only off Hopper, or for a B per batch entry.)"""
     monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
     a1, a2 = (randn((3, 1024, 2048), torch.float32, "cuda", rng) for _ in range(2))
     b1, b2 = (randn(b_shape, torch.float32, "cuda", rng) for _ in range(2))
-    first = tilelab.matmul(a1, b1)
+    first = tilelab.matmul(a1, b1, precision="tf32x3")
     (replay,) = matmul_op._REPLAYS.values()
     assert replay.b_copy is not None
     torch.full((1 << 24,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
-    second = tilelab.matmul(a2, b2)
-    assert_matches_reference(first, a1, b1, precision="tf32", label="first call")
-    assert_matches_reference(second, a2, b2, precision="tf32", label="replayed call")
+    second = tilelab.matmul(a2, b2, precision="tf32x3")
+    assert_matches_reference(first, a1, b1, precision="tf32x3", label="first call")
+    assert_matches_reference(second, a2, b2, precision="tf32x3", label="replayed call")

@@ -82,6 +82,31 @@ def test_tf32_with_b_stored_kn_transposes_it_through_shared_memory(tmp_path):
     assert half[0]["ld.shared"] == half[1]["ld.shared"] and half[0]["st.shared"] == half[1]["st.shared"]
 
 
+def test_registers_kernel_feeds_wgmma_from_registers_without_a_transposed_copy(tmp_path):
+    # The tf32 Gluon kernel (lesson 9): B's tile goes from TMA's buffer to registers, the wgmma's left operand.
+    found = inspect(tmp_path / "registers", "--path", "registers", "--target", "sm_90")
+    assert found["kernel"] == "matmul_tf32_registers_kernel" and found["dtype"] == "float32"
+    assert found["b_layout"] == "kn" and found["config"]["block_m"] == 256
+    ptx = found["census"]["ptx"]
+    assert ptx["wgmma"] > 0 and ptx["wgmma.a_registers"] == ptx["wgmma"]
+    assert ptx["cp.async.bulk.tensor"] > 0 and ptx["tensormap.replace"] == 0
+    assert found["census"]["resources"]["spill_stores_bytes"] == 0
+    persistent = inspect(tmp_path / "persistent", "--path", "persistent", "--dtype", "float32")["census"]["ptx"]
+    assert persistent["wgmma"] > 0 and persistent["wgmma.a_registers"] == 0  # both operands from shared memory
+
+
+@pytest.mark.parametrize("args", [
+    ("--path", "registers", "--dtype", "float16"),
+    ("--path", "registers", "--precision", "tf32x3"),
+    ("--path", "registers", "--b-layout", "nk"),
+    ("--path", "registers", "--config", "fixed"),
+    ("--path", "registers", "--target", "sm_80"),
+])
+def test_inspect_registers_rejects_what_it_is_not(tmp_path, args):
+    done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path), interpret=False)
+    assert done.returncode == 2 and done.stderr.startswith("kernel-inspect:"), done.stderr
+
+
 def test_split_k_and_promoted_fp8_compile(tmp_path):
     splitk = inspect(tmp_path / "splitk", "--path", "splitk", "--target", "sm_90")
     assert splitk["kernel"] == "matmul_splitk_kernel" and splitk["census"]["tensor_cores"]
@@ -137,6 +162,8 @@ PTX = """
 	wgmma.fence.sync.aligned;
 	wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%f1}, %rd1, %rd2, 1, 1, 1, 0, 1;
 	wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {%f1}, %rd1, %rd2, 1, 1, 1;
+	wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {%f1,
+	%f2}, {%r1,%r2,%r3,%r4}, %rd2, %p1, 1, 1, 1;
 	wgmma.commit_group.sync.aligned;
 	ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];
 	ld.shared.v4.b32 {%r1, %r2, %r3, %r4}, [%r5+1024];
@@ -149,7 +176,8 @@ PTX = """
 
 def test_ptx_census_counts_instructions_not_their_neighbours():
     counts = census.count_ptx(PTX)
-    assert counts == {"mma.sync": 1, "wgmma": 2, "wgmma.e4m3": 1, "ldmatrix": 1, "ld.shared": 1, "st.shared": 2,
+    assert counts == {"mma.sync": 1, "wgmma": 3, "wgmma.e4m3": 1, "wgmma.a_registers": 1, "ldmatrix": 1,
+                      "ld.shared": 1, "st.shared": 2,
                       "cp.async": 2, "cp.async.bulk.tensor": 1, "tensormap.replace": 1, "fma.f32": 1}
     assert census.global_load_widths(PTX) == {"128": 1, "64": 1, "16": 1}
     assert census.cp_async_sizes(PTX) == {"16": 1, "4": 1}

@@ -3,7 +3,8 @@
 PTX (the virtual ISA Triton emits) says which instruction families the
 compiler chose:
   mma.sync              Ampere-style warp-level tensor-core MMA (sm_80+)
-  wgmma.mma_async       Hopper warpgroup MMA, operands from shared memory (sm_90a); `.e4m3`: fp8 inputs
+  wgmma.mma_async       Hopper warpgroup MMA, B (and usually A) from shared memory (sm_90a); `.e4m3`: fp8
+                        inputs; `a_registers`: A from registers
   ldmatrix              shared memory -> registers in MMA fragment layout
   ld.shared / st.shared threads moving data through shared memory themselves: epilogue staging, layout
                         changes, and the transposes a dot needs when an operand is stored the other way round
@@ -23,6 +24,8 @@ _PTX_PATTERNS = {
     "wgmma": r"^\s*(?:@!?%p\d+\s+)?wgmma\.mma_async\.",
     # fp8 operands show in the type suffixes, e.g. wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
     "wgmma.e4m3": r"^\s*(?:@!?%p\d+\s+)?wgmma\.mma_async\.\S*\.e4m3\b",
+    # A (the left operand) from registers: after the accumulator's {...} comes another {...}, not a descriptor
+    "wgmma.a_registers": r"^\s*(?:@!?%p\d+\s+)?wgmma\.mma_async\.\S*\s+\{[^}]*\},\s*\{",
     "ldmatrix": r"^\s*(?:@!?%p\d+\s+)?ldmatrix\.",
     "ld.shared": r"^\s*(?:@!?%p\d+\s+)?ld\.shared\b",
     "st.shared": r"^\s*(?:@!?%p\d+\s+)?st\.shared\b",

@@ -5,6 +5,7 @@
     kernel-inspect --dtype float32 --precision ieee --json
     kernel-inspect --op matmul --path persistent --target sm_90      # the Hopper kernels: persistent, splitk
     kernel-inspect --op scaled_matmul --target sm_90                 # fp8 (float8_e4m3fn implied)
+    kernel-inspect --path registers --target sm_90                   # tf32, B through registers (Gluon)
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -34,8 +35,10 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul"],
                    help="matmul, or scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent)")
-    p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor"],
-                   help="matmul's kernel (default descriptor); persistent and splitk* are the Hopper kernels")
+    p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
+                                      "registers"],
+                   help="matmul's kernel (default descriptor); persistent, splitk* and registers (tf32, a Gluon "
+                        "kernel; sm_90 only) are the Hopper kernels")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
                    help="matmul: float16 (default), bfloat16, float32; scaled_matmul: float8_e4m3fn (implied)")
     p.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"], help="float32 only (default tf32)")
@@ -107,8 +110,9 @@ def print_census(result) -> None:
     table.add_column("meaning")
     meaning = {
         "mma.sync": "warp-level tensor-core MMA (Ampere style)",
-        "wgmma": "warpgroup tensor-core MMA from shared memory (Hopper)",
+        "wgmma": "warpgroup tensor-core MMA, operands from shared memory (Hopper)",
         "wgmma.e4m3": "of those, fp8 (float8_e4m3fn) inputs",
+        "wgmma.a_registers": "of those, A (the left operand) from registers",
         "ldmatrix": "shared -> registers in MMA fragment layout",
         "ld.shared": "threads' own shared-memory loads (layout changes, transposes)",
         "st.shared": "threads' own shared-memory stores (epilogue staging, transposes)",

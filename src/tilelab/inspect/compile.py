@@ -52,6 +52,14 @@ def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
         return "persistent", FP8_DTYPE, accumulate or "fast", "nk"
     if op != "matmul":
         raise ValueError(f"kernel-inspect knows ops {', '.join(OPS)}, not {op!r}")
+    if path == "registers":  # the tf32 kernel that takes B through registers (Gluon)
+        if dtype not in (None, "float32") or precision not in (None, "tf32"):
+            raise ValueError("--path registers is a tf32 kernel: --dtype float32 (the default for it), "
+                             "--precision tf32")
+        if b_layout == "nk":
+            raise ValueError("--path registers exists for B stored [K, N]; with B stored [N, K] inspect "
+                             "--path persistent --b-layout nk")
+        return "registers", "float32", None, "kn"
     dtype = dtype or "float16"
     if dtype not in MATMUL_DTYPES:
         raise ValueError(f"matmul takes --dtype {', '.join(MATMUL_DTYPES)}; {dtype} is for --op scaled_matmul")
@@ -100,12 +108,15 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     path, dtype, accumulate, b_layout = resolve(op, path, dtype, precision, accumulate, b_layout)
     if dtype != "float32" and precision is not None:
         raise ValueError("--precision applies to --dtype float32 only")
-    kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config, accumulate,
-                                                                 b_layout)
     gpu_target = targets.resolve(target)
-    source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
-    compiled = triton.compile(source, target=gpu_target,
-                              options={"num_warps": chosen.num_warps, "num_stages": chosen.num_stages})
+    if path == "registers":
+        compiled, chosen = _compile_registers(gpu_target, config)
+    else:
+        kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config,
+                                                                     accumulate, b_layout)
+        source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
+        compiled = triton.compile(source, target=gpu_target,
+                                  options={"num_warps": chosen.num_warps, "num_stages": chosen.num_stages})
     stages = {name: compiled.asm[name] for name in STAGE_SUFFIXES if name in compiled.asm}
     metadata = {
         "name": compiled.metadata.name,
@@ -123,6 +134,24 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     )
     result.census = take_census(stages, compiled, target == "native")
     return result
+
+
+def _compile_registers(gpu_target, config: str | None):
+    """The registers path's Gluon kernel, compiled through GluonASTSource (it has one configuration)."""
+    import triton
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    from tilelab.ops import matmul_registers
+
+    if config is not None:
+        raise ValueError("--path registers has one configuration (matmul_registers.DEFAULT_CONFIG): leave "
+                         "--config out")
+    if gpu_target.arch != 90:
+        raise ValueError(f"--path registers is written for Hopper's wgmma: inspect it with --target sm_90, "
+                         f"not sm_{gpu_target.arch}")
+    kernel, signature, constexprs, options = matmul_registers.inspection_source()
+    compiled = triton.compile(GluonASTSource(kernel, signature, constexprs), target=gpu_target, options=options)
+    return compiled, matmul_registers.DEFAULT_CONFIG
 
 
 def take_census(stages: dict, compiled, on_this_gpu: bool) -> dict:

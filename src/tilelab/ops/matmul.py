@@ -20,7 +20,7 @@ from tilelab import contracts, env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
 from tilelab.tuning import Config
 
-PATHS = ("pointer", "descriptor", "persistent", "splitk")
+PATHS = ("pointer", "descriptor", "persistent", "splitk", "registers")
 PRECISIONS = ("tf32", "tf32x3", "ieee")
 INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 OUTPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -211,6 +211,20 @@ def _split_k_pays_off(device: torch.device, batch: int, m: int, n: int, k: int) 
     return k >= SPLIT_K_MIN_K and 2 * tiles <= matmul_hopper.device_sms(device)
 
 
+def _registers_by_default(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> bool:
+    """Whether path=None takes the registers kernel (tf32, B row-major, Hopper): where split-K does not, the
+    kernel can take the operands, and its tiles fill enough SMs (`matmul_registers.pays_off`)."""
+    if a3.dtype != torch.float32 or precision != "tf32":
+        return False  # the common cases answer before anything is imported
+    from tilelab.ops import matmul_hopper, matmul_registers
+
+    _, m, k = a3.shape
+    n = b3.shape[2]
+    return (not _split_k_pays_off(a3.device, max(a3.shape[0], b3.shape[0]), m, n, k)
+            and matmul_registers.unsupported_reason(a3, b3, precision) is None
+            and matmul_registers.pays_off(m, n, k, matmul_hopper.device_sms(a3.device)))
+
+
 def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
                 config: str | Config | None) -> MatmulPlan:
     """Choose the kernel path and (unless tuned later) the tile configuration."""
@@ -219,7 +233,15 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
     _, m, k = a3.shape
     n = b3.shape[2]
     batch = max(a3.shape[0], b3.shape[0])
-    if path is None and config is None and _split_k_pays_off(a3.device, batch, m, n, k):
+    if path == "registers" or (path is None and config is None and _registers_by_default(a3, b3, precision)):
+        from tilelab.ops import matmul_registers
+
+        matmul_registers.require_supported(a3, b3, precision)
+        if config is not None:
+            raise contracts.ContractError("path='registers' has one measured configuration "
+                                          "(tilelab.ops.matmul_registers.DEFAULT_CONFIG); leave config=None")
+        path = "registers"
+    elif path is None and config is None and _split_k_pays_off(a3.device, batch, m, n, k):
         path = "splitk"
     elif path is None:
         path = "pointer"
@@ -425,12 +447,17 @@ def _as_gemm(a: torch.Tensor, b: torch.Tensor) -> _Problem:
 TF32_K_MAJOR_MIN_M = 512
 
 
-def _with_k_major_b(p: _Problem, precision: str | None, *, copy: bool = True) -> _Problem:
-    """For large tf32/tf32x3 products on Hopper: B copied to K-major storage, else `p` unchanged.
+def _with_k_major_b(p: _Problem, precision: str | None, path: str | None = None, config=None, *,
+                    copy: bool = True) -> _Problem:
+    """For large tf32/tf32x3 products on Hopper: B copied to K-major storage, else `p` unchanged. The
+    registers path (tf32 only) needs no copy: it takes B as stored.
 
     copy=False (describing a plan): the K-major buffer is allocated but not filled.
     """
     b3 = p.b3
+    if path == "registers" or (path is None and config is None
+                               and _registers_by_default(p.a3, b3, precision or "tf32")):
+        return p
     if (p.a3.dtype != torch.float32 or (precision or "tf32") == "ieee" or p.m < TF32_K_MAJOR_MIN_M
             or b3.stride(2) != 1 or b3.shape[2] == 1 or b3.shape[1] == 1
             or env.interpreting() or not env.is_hopper_or_newer(b3.device)):
@@ -663,8 +690,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     plain FMA instructions, several times slower).
 
     `path` forces "pointer" (masked loads, any strides), "descriptor"
-    (tensor descriptors / TMA; needs 16-byte aligned data) or "persistent"
-    (one program per SM looping over tiles; Hopper). `config` forces a named
+    (tensor descriptors / TMA; needs 16-byte aligned data), "persistent"
+    (one program per SM looping over tiles; Hopper), "splitk" (K shared
+    out among programs) or "registers" (tf32 with row-major A and B on
+    Hopper, B's tiles fed to the tensor cores through registers instead of
+    copying B; the default there when its tiles fill the SMs). `config` forces a named
     ("fixed") or explicit `Config` instead of the tuned choice. An input that
     requires grad goes through `torch.ops.tilelab.matmul`, which has a backward.
     """
@@ -682,12 +712,18 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         return torch.empty(p.out_shape, dtype=out_dtype, device=a.device)
     if p.k == 0:
         return torch.zeros(p.out_shape, dtype=out_dtype, device=a.device)
-    p = _with_k_major_b(p, precision)
+    p = _with_k_major_b(p, precision, path, config)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
     split_k = None
     if plan.path == "persistent":
         compiled, grid, args = _launch_persistent(plan, p, c3)
+        tail_args = args[3:]
+    elif plan.path == "registers":
+        from tilelab.ops import matmul_hopper, matmul_registers
+
+        compiled, grid, args = matmul_registers.launch(p.a3[0], p.b3[0], c3[0], matmul_registers.DEFAULT_CONFIG,
+                                                       matmul_hopper.device_sms(c3.device))
         tail_args = args[3:]
     elif plan.path == "splitk":
         from tilelab.ops import matmul_hopper
@@ -713,7 +749,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         if p.b_copy is not None:
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
-        host = isinstance(args[0], TensorDescriptor)
+        # The registers path's descriptors are Gluon's (another class, the same launcher arguments).
+        host = plan.path == "registers" or isinstance(args[0], TensorDescriptor)
         if host:  # replayed with the same shapes, strides and blocks; only the addresses change
             launch = bind_descriptor_launch(compiled, grid, tail_args, args[:3])
         else:
@@ -793,7 +830,7 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
             for path in paths:
                 try:
                     _check(a, b, None, precision, path, None)
-                    prob = _with_k_major_b(_as_gemm(a, b), precision)  # as matmul() would see it
+                    prob = _with_k_major_b(_as_gemm(a, b), precision, path)  # as matmul() would see it
                     plan = plan_matmul(prob.a3, prob.b3, path, precision or "tf32", None)
                     # The persistent path's untuned default is a measured choice, so matmul() does not time its
                     # candidates: tune it here, whether it was asked for or is where path=None leads.
@@ -838,7 +875,7 @@ def _differentiable(a, b, out_dtype, precision, path, config) -> torch.Tensor:
 
 def _allocate_output(plan: MatmulPlan, p: _Problem, out_dtype: torch.dtype) -> torch.Tensor:
     gemms = max(p.a3.shape[0], p.b3.shape[0])
-    if plan.path in ("descriptor", "persistent"):
+    if plan.path in ("descriptor", "persistent", "registers"):
         # Rows padded to 16 bytes so TMA can store them; the caller sees a [.., :n] view.
         width = padded_row_stride(p.n, torch.finfo(out_dtype).bits // 8)
         return torch.empty((gemms, p.m, width), dtype=out_dtype, device=p.a3.device)[:, :, : p.n]
@@ -849,7 +886,8 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
                   config=None) -> dict:
     """The path and configuration `matmul` uses for these operands (after tuning, if it ran)."""
     _check(a, b, out_dtype, precision, path, config)
-    p = _with_k_major_b(_as_gemm(a, b), precision, copy=False)  # the layout matmul() gives B, not the values
+    # The layout matmul() gives B, not the values.
+    p = _with_k_major_b(_as_gemm(a, b), precision, path, config, copy=False)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     from tilelab.ops import matmul_hopper
 
@@ -865,6 +903,13 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         gemms = min(max(p.a3.shape[0], p.b3.shape[0]), MAX_GRID_Y)
         # programs per GEMM, as launch_persistent's grid gives them (balanced_programs)
         described["programs"] = matmul_hopper.persistent_grid(tiles, gemms, matmul_hopper.device_sms(a.device))[0]
+    elif plan.path == "registers":
+        from tilelab.ops import matmul_registers
+
+        described["config"] = matmul_registers.DEFAULT_CONFIG.as_dict()
+        described["host_descriptors"] = True
+        described["programs"] = matmul_registers.programs(p.m, p.n, matmul_registers.DEFAULT_CONFIG,
+                                                          matmul_hopper.device_sms(a.device))
     elif plan.config is None:
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config

@@ -1,0 +1,154 @@
+"""The "registers" path of `tilelab.matmul`: tf32 with a row-major B, no copy of B (Hopper, a Gluon kernel).
+
+`tilelab.ops.matmul` asks `unsupported_reason` whether a problem fits, `pays_off` whether to take it by
+default, and calls `launch`. The kernel and why it exists: `tilelab.kernels.matmul_tf32_registers`.
+"""
+
+import dataclasses
+
+import torch
+import triton
+
+from tilelab import contracts, env
+
+
+@dataclasses.dataclass(frozen=True)
+class RegistersConfig:
+    """The kernel's tiles. block_m is C^T's wgmma N (at most 256); block_n rows of C^T, 64 per warp group."""
+
+    block_m: int = 256
+    block_n: int = 128
+    block_k: int = 32
+    num_stages: int = 4
+    group_m: int = 8
+    num_warps: int = 8
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def label(self) -> str:
+        return (f"{self.block_m}x{self.block_n}x{self.block_k}, GROUP_M {self.group_m}, {self.num_warps} warps, "
+                f"{self.num_stages} stages")
+
+
+# Measured on the H200 against torch.mm with TF32 allowed (results/h200-tf32-gluon-probe-2.log, call YY):
+# 1.001x at 4096^3 and 0.984x at 8192^3, where the copy of B + persistent kernel measured 0.904x and 0.941x.
+# 3 stages: 0.949x / 0.951x; 256x128x16 with 7 stages: 0.981x / 0.974x; GROUP_M 16: 0.979x / 0.936x; 128-wide
+# tiles (call XX): 0.77x. Four stages of 48 KB and the quarter-tile staging buffer use 224 KB of shared memory.
+DEFAULT_CONFIG = RegistersConfig()
+
+# The tiles must fill this share of the SMs. Measured on the H200 against the copy of B (kernel-bench, call
+# AAA, results/h200-matmul-float32-tf32-sizes.json): 64 tiles on 132 SMs (512x4096x4096, a fill of 0.48) ran at
+# 0.67x torch against the copy's best 0.60x; 32 tiles (1000^3 and 1024^3, 0.24) at 0.53-0.65x against 0.82-0.88x.
+# Any line between the two fits; 0.4 is the one taken.
+REGISTERS_MIN_FILL = 0.4
+
+
+def _is_hopper(device: torch.device) -> bool:
+    """wgmma exists on compute capability 9.x only (Blackwell has other tensor-core instructions)."""
+    if device.type != "cuda":
+        return False
+    return env.capability(device.index if device.index is not None else torch.cuda.current_device())[0] == 9
+
+
+def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> str | None:
+    """Why the registers kernel cannot compute this [batch, M, K] @ [batch, K, N] problem; None if it can."""
+    from tilelab.ops.matmul import operand_layout
+
+    if a3.dtype != torch.float32:
+        return f"it is a float32 kernel; a and b are {a3.dtype}"
+    if precision != "tf32":
+        return f"it computes in tf32 only; precision={precision!r}"
+    if env.interpreting():
+        return "it is written in Gluon, which Triton's interpreter does not run"
+    if not _is_hopper(a3.device):
+        return "it needs a Hopper GPU (compute capability 9.x), whose wgmma it uses"
+    if max(a3.shape[0], b3.shape[0]) != 1:
+        return f"it computes one GEMM; got a batch of {max(a3.shape[0], b3.shape[0])}"
+    for name, x in (("a", a3), ("b", b3)):
+        layout = operand_layout(x)
+        if not (layout.tma_ok and layout.row_major):
+            return (f"{name} must be row-major (unit stride along its last dimension) with a 16-byte aligned "
+                    f"data pointer and row stride; got shape {tuple(x.shape[1:])} strides {x.stride()[1:]}")
+    return None
+
+
+def pays_off(m: int, n: int, k: int, sms: int, config: RegistersConfig = DEFAULT_CONFIG) -> bool:
+    """Whether `tilelab.matmul` takes this path by default (given `unsupported_reason` is None): its tiles fill
+    REGISTERS_MIN_FILL of the SMs (few large tiles lose to the copy and smaller tiles), and the problem is a
+    real matrix product (N and K above 1)."""
+    tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    return n > 1 and k > 1 and tiles >= REGISTERS_MIN_FILL * sms
+
+
+def require_supported(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> None:
+    reason = unsupported_reason(a3, b3, precision)
+    if reason is not None:
+        raise contracts.ContractError(f"path='registers' cannot take these operands: {reason}. Leave path=None "
+                                      "to let tilelab choose.")
+
+
+def _shared_layout(block: list[int], dtype: torch.dtype):
+    from triton.experimental.gluon import language as gl
+
+    return gl.NVMMASharedLayout.get_default_for(block, {torch.float32: gl.float32, torch.float16: gl.float16,
+                                                        torch.bfloat16: gl.bfloat16}[dtype])
+
+
+def descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: RegistersConfig):
+    """Gluon tensor descriptors of A [M, K], B [K, N] and C [M, N] (row-major 2-D views) with the kernel's
+    blocks: A [block_m, block_k], B [block_k, block_n], C [block_m / 4, block_n] (its staging buffer)."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    def describe(x: torch.Tensor, block: list[int]):
+        return TensorDescriptor(x, list(x.shape), [x.stride(0), 1], block, _shared_layout(block, x.dtype))
+
+    return (describe(a2, [config.block_m, config.block_k]), describe(b2, [config.block_k, config.block_n]),
+            describe(c2, [config.block_m // 4, config.block_n]))
+
+
+def programs(m: int, n: int, config: RegistersConfig, sms: int) -> int:
+    """The persistent grid: tiles shared evenly over at most one program per SM (`balanced_programs`)."""
+    from tilelab.ops.matmul_hopper import balanced_programs
+
+    return balanced_programs(triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), sms)
+
+
+def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: RegistersConfig, sms: int):
+    """C = A @ B (2-D, row-major, checked by `unsupported_reason`); returns (compiled, grid, arguments)."""
+    from tilelab.kernels.matmul_tf32_registers import matmul_tf32_registers_kernel
+
+    (m, k), n = a2.shape, b2.shape[1]
+    grid = (programs(m, n, config, sms), 1, 1)
+    args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages)
+    # num_warps is both the kernel's constexpr and the launch option that sets the warp count: a keyword
+    # sets both. The recorded arguments carry it last, in the kernel's signature order, for replays.
+    compiled = matmul_tf32_registers_kernel[grid](*args, num_warps=config.num_warps)
+    return compiled, grid, (*args, config.num_warps)
+
+
+def inspection_source(config: RegistersConfig = DEFAULT_CONFIG, out_dtype: torch.dtype = torch.float32):
+    """(kernel, signature, constexprs, options) for compiling the kernel without a GPU, as a launch on aligned
+    4096-wide operands would specialize it (GluonASTSource; `compile_for`)."""
+    from triton.runtime.jit import mangle_type
+
+    from tilelab.kernels.matmul_tf32_registers import matmul_tf32_registers_kernel
+
+    a, b = torch.empty(4096, 4096), torch.empty(4096, 4096)
+    c = torch.empty(4096, 4096, dtype=out_dtype)
+    names = ("a_desc", "b_desc", "c_desc")
+    signature = {name: mangle_type(d) for name, d in zip(names, descriptors(a, b, c, config), strict=True)}
+    signature.update(M="i32", N="i32", K="i32", GROUP_M="constexpr", STAGES="constexpr", num_warps="constexpr")
+    constexprs = {"GROUP_M": config.group_m, "STAGES": config.num_stages, "num_warps": config.num_warps}
+    return matmul_tf32_registers_kernel, signature, constexprs, {"num_warps": config.num_warps}
+
+
+def compile_for(target_arch: int = 90, config: RegistersConfig = DEFAULT_CONFIG,
+                out_dtype: torch.dtype = torch.float32):
+    """Compile the kernel for `sm_<target_arch>` without a GPU; returns Triton's CompiledKernel."""
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    kernel, signature, constexprs, options = inspection_source(config, out_dtype)
+    source = GluonASTSource(kernel, signature, constexprs)
+    return triton.compile(source, target=GPUTarget("cuda", target_arch, 32), options=options)

@@ -1,0 +1,144 @@
+"""The registers path (tf32, row-major B through registers; a Gluon kernel) on a Hopper GPU, against float64.
+
+Run on the H200 with: TILELAB_REQUIRE_GPU=1 PYTHONPATH=src:. python -m pytest tests/gpu/test_registers_gpu.py -q
+"""
+
+import pytest
+import torch
+
+import tilelab
+from tests.helpers import assert_matches_reference, randn
+from tilelab import contracts, env
+from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_registers as registers
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_outputs")]
+
+
+@pytest.fixture(autouse=True)
+def hopper_only():
+    if torch.cuda.is_available() and env.capability(torch.cuda.current_device())[0] != 9:
+        pytest.skip("the registers kernel uses Hopper's wgmma")
+
+
+# Ragged in every dimension: odd and even K step counts (K / 32 = 2, 3, 22, 32), one partial tile,
+# more tiles than SMs (4096^2: 512 tiles on 128 programs), rows N and K multiples of 4 (16-byte rows).
+SHAPES = [(1, 4, 4), (7, 12, 8), (64, 8, 4), (257, 520, 36), (300, 260, 80), (1000, 1000, 1000),
+          (2100, 1500, 700), (4096, 4096, 4096)]
+
+
+@pytest.mark.parametrize("m,n,k", SHAPES)
+def test_registers_against_float64(m, n, k, rng):
+    a = randn((m, k), torch.float32, "cuda", rng)
+    b = randn((k, n), torch.float32, "cuda", rng)
+    assert_matches_reference(tilelab.matmul(a, b, path="registers"), a, b, precision="tf32",
+                             label=f"registers {m}x{n}x{k}")
+
+
+@pytest.mark.parametrize("m,n,k", [(512, 4096, 256), (2048, 2048, 512), (4096, 4096, 4096)])
+def test_default_for_tf32_when_its_tiles_fill_the_sms(m, n, k, rng):
+    a = randn((m, k), torch.float32, "cuda", rng)
+    b = randn((k, n), torch.float32, "cuda", rng)
+    plan = matmul_op.describe_plan(a, b)
+    assert plan["path"] == "registers" and plan["b_row_major"] is True  # no K-major copy of B
+    assert plan["programs"] == registers.programs(m, n, registers.DEFAULT_CONFIG, torch.cuda.get_device_properties(
+        0).multi_processor_count)
+    assert_matches_reference(tilelab.matmul(a, b), a, b, precision="tf32", label="default")
+
+
+def test_few_tiles_keep_the_copy_of_b(rng):
+    a = randn((1000, 1000), torch.float32, "cuda", rng)
+    b = randn((1000, 1000), torch.float32, "cuda", rng)
+    plan = matmul_op.describe_plan(a, b)
+    assert plan["path"] != "registers" and plan["b_row_major"] is False  # 32 tiles: the copy measured faster
+    assert_matches_reference(tilelab.matmul(a, b), a, b, precision="tf32", label="copy")
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_output_dtypes(out_dtype, rng):
+    a = randn((700, 300), torch.float32, "cuda", rng)
+    b = randn((300, 500), torch.float32, "cuda", rng)
+    out = tilelab.matmul(a, b, out_dtype=out_dtype, path="registers")
+    assert_matches_reference(out, a, b, precision="tf32", out_dtype=out_dtype, label=str(out_dtype))
+
+
+def test_strided_rows_and_offsets(rng):
+    """Views into wider buffers (16-byte aligned row strides and offsets) are read as they are, not copied."""
+    a = randn((900, 400), torch.float32, "cuda", rng)[:, 4:324]
+    b = randn((320, 700), torch.float32, "cuda", rng)[:, 8:608]
+    assert matmul_op.describe_plan(a, b, path="registers")["b_row_major"] is True
+    assert_matches_reference(tilelab.matmul(a, b, path="registers"), a, b, precision="tf32", label="strided")
+
+
+def test_misaligned_b_falls_back_to_the_copy(rng):
+    a = randn((1024, 512), torch.float32, "cuda", rng)
+    b = randn((512, 1001), torch.float32, "cuda", rng)  # 4004-byte rows: no TMA
+    plan = matmul_op.describe_plan(a, b)
+    assert plan["path"] != "registers"
+    assert_matches_reference(tilelab.matmul(a, b), a, b, precision="tf32", label="fallback")
+    with pytest.raises(contracts.ContractError, match="b must be row-major"):
+        tilelab.matmul(a, b, path="registers")
+
+
+def test_batches(rng):
+    """A B shared by the batch folds into one GEMM (registers); a B per batch entry takes the copy."""
+    a = randn((3, 1024, 256), torch.float32, "cuda", rng)
+    shared = randn((256, 2048), torch.float32, "cuda", rng)  # 3072 x 2048: 192 tiles
+    assert matmul_op.describe_plan(a, shared)["path"] == "registers"
+    assert_matches_reference(tilelab.matmul(a, shared), a, shared, precision="tf32", label="shared B")
+    own = randn((3, 256, 2048), torch.float32, "cuda", rng)
+    assert matmul_op.describe_plan(a, own)["path"] != "registers"
+    assert_matches_reference(tilelab.matmul(a, own), a, own, precision="tf32", label="a B per batch entry")
+    with pytest.raises(contracts.ContractError, match="one GEMM"):
+        tilelab.matmul(a, own, path="registers")
+
+
+def test_tf32x3_and_ieee_keep_their_paths(rng):
+    a = randn((1024, 512), torch.float32, "cuda", rng)
+    b = randn((512, 768), torch.float32, "cuda", rng)
+    for precision in ("tf32x3", "ieee"):
+        assert matmul_op.describe_plan(a, b, precision=precision)["path"] != "registers"
+        assert_matches_reference(tilelab.matmul(a, b, precision=precision), a, b, precision=precision,
+                                 label=precision)
+
+
+def test_replayed_launch_computes_new_inputs(rng, monkeypatch):
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+    a1, a2 = (randn((1100, 640), torch.float32, "cuda", rng) for _ in range(2))
+    b1, b2 = (randn((640, 520), torch.float32, "cuda", rng) for _ in range(2))
+    first = tilelab.matmul(a1, b1, path="registers")
+    (replay,) = matmul_op._REPLAYS.values()
+    assert replay.host_descriptors and replay.b_copy is None
+    torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
+    second = tilelab.matmul(a2, b2, path="registers")
+    assert second.data_ptr() != first.data_ptr()
+    assert_matches_reference(first, a1, b1, precision="tf32", label="first call")
+    assert_matches_reference(second, a2, b2, precision="tf32", label="replayed call")
+
+
+def test_cuda_graph_capture(rng):
+    a = randn((1024, 512), torch.float32, "cuda", rng)
+    b = randn((512, 640), torch.float32, "cuda", rng)
+    tilelab.matmul(a, b, path="registers")  # compiles outside capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = tilelab.matmul(a, b, path="registers")
+    for _ in range(2):
+        a.copy_(randn((1024, 512), torch.float32, "cuda", rng))
+        b.copy_(randn((512, 640), torch.float32, "cuda", rng))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_matches_reference(out, a, b, precision="tf32", label="graph replay")
+
+
+def test_gradients_with_the_path_forced(rng):
+    """The backward multiplies by transposes, which the registers kernel does not take: it plans them itself."""
+    a = randn((640, 384), torch.float32, "cuda", rng).requires_grad_()
+    b = randn((384, 512), torch.float32, "cuda", rng).requires_grad_()
+    out = tilelab.matmul(a, b, path="registers")
+    grad = randn(tuple(out.shape), torch.float32, "cuda", rng)
+    out.backward(grad)
+    a64, b64, g64 = a.detach().double(), b.detach().double(), grad.double()
+    for got, want, name in ((a.grad, g64 @ b64.T, "dA"), (b.grad, a64.T @ g64, "dB")):
+        err = ((got.double() - want).norm() / want.norm()).item()
+        assert err < 2e-3, f"{name}: relative error {err:.2e}"

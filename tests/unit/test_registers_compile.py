@@ -1,0 +1,83 @@
+"""The registers kernel (Gluon, tf32 with B through registers) compiles for sm_90 without a GPU.
+
+What the H200 will run is pinned here: tf32 wgmma whose left operand is registers, TMA loads and stores,
+warp specialization (setmaxnreg), the shared memory that 4 stages need, and ptxas keeping the wgmmas
+pipelined (no C7515 "serialized" warning: the reason `mma_partition` does two K steps per iteration).
+
+As in test_hopper_compile: compiling needs real JIT functions, which TRITON_INTERPRET=1 (set by conftest
+without a GPU) replaces, so the compiles run in one child process without it.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_SHARED = 232448  # bytes of shared memory one program may use on the H100/H200
+
+_WORKER = r"""
+import json, subprocess, sys, tempfile, torch
+from triton.backends.nvidia.compiler import get_ptxas
+from tilelab.ops import matmul_registers
+facts = {}
+for out_dtype in ("float32", "bfloat16"):
+    compiled = matmul_registers.compile_for(out_dtype=getattr(torch, out_dtype))
+    ptx = compiled.asm["ptx"]
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as source:
+        source.write(ptx)
+        source.flush()
+        info = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", source.name, "-o", "/dev/null"],
+                              capture_output=True, text=True).stderr
+    facts[out_dtype] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": info}
+json.dump(facts, sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def compiled() -> dict:
+    environment = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), environment.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", _WORKER], capture_output=True, text=True, env=environment,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def test_left_operand_comes_from_registers(compiled):
+    ptx = compiled["float32"]["ptx"]
+    mmas = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n256k8\.f32\.tf32\.tf32\s+\{[^}]*\},\s*(\S+)", ptx)
+    assert mmas, "no m64n256k8 tf32 wgmma in the PTX"
+    # The operand after the accumulator: a register list for A from registers, a 64-bit descriptor otherwise.
+    assert all(operand.startswith("{") for operand in mmas), mmas[:3]
+
+
+def test_loads_and_stores_go_through_tma(compiled):
+    ptx = compiled["float32"]["ptx"]
+    assert re.search(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global", ptx), "no TMA load"
+    assert re.search(r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta", ptx), "no TMA store"
+
+
+def test_warp_specialized_with_a_lean_loader(compiled):
+    ptx = compiled["float32"]["ptx"]
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", ptx), "the loader warp keeps its registers"
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+2[0-9][0-9]", ptx), "MMA warps get no more registers"
+
+
+def test_four_stages_fit_beside_a_quarter_tile_staging_buffer(compiled):
+    stages = 4 * (256 * 32 + 32 * 128) * 4  # A and B tiles, float32
+    staging = (256 // 4) * 128 * 4
+    assert stages + staging <= compiled["float32"]["shared"] <= MAX_SHARED
+    assert compiled["bfloat16"]["shared"] < compiled["float32"]["shared"]  # a half-size staging buffer
+
+
+@pytest.mark.parametrize("out_dtype", ["float32", "bfloat16"])
+def test_ptxas_keeps_the_wgmmas_pipelined_without_spills(compiled, out_dtype):
+    info = compiled[out_dtype]["ptxas"]
+    assert "Compiling entry function" in info, info
+    assert "C7515" not in info and "serialized" not in info, info
+    assert re.search(r"\b0 bytes spill stores, 0 bytes spill loads", info), info

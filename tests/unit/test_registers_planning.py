@@ -1,0 +1,137 @@
+"""When `tilelab.matmul` takes the registers path (tf32, B row-major, Hopper), and every way it refuses.
+
+The kernel runs only on a Hopper GPU; these tests pretend to be on one (monkeypatched capability and
+interpreter checks) to exercise the decisions on CPU tensors, and check the real refusals too.
+"""
+
+import pytest
+import torch
+
+import tilelab
+from tilelab import contracts
+from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_hopper
+from tilelab.ops import matmul_registers as registers
+
+
+@pytest.fixture
+def on_hopper(monkeypatch):
+    """Decisions as on an H200: not interpreting, capability 9.0, no split-K (whose check needs a CUDA device)."""
+    monkeypatch.setattr(registers.env, "interpreting", lambda: False)
+    monkeypatch.setattr(registers, "_is_hopper", lambda device: True)
+    monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: False)
+    monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
+
+
+def operands(m, n, k, dtype=torch.float32):
+    return torch.randn(1, m, k).to(dtype), torch.randn(1, k, n).to(dtype)
+
+
+def test_supported_problem_has_no_reason(on_hopper):
+    assert registers.unsupported_reason(*operands(512, 256, 64), "tf32") is None
+
+
+@pytest.mark.parametrize("make,precision,expected", [
+    (lambda: operands(512, 256, 64, torch.float16), "tf32", "float32 kernel"),
+    (lambda: operands(512, 256, 64, torch.bfloat16), "tf32", "float32 kernel"),
+    (lambda: operands(512, 256, 64), "tf32x3", "tf32 only"),
+    (lambda: operands(512, 256, 64), "ieee", "tf32 only"),
+    (lambda: (torch.randn(2, 512, 64), torch.randn(2, 64, 256)), "tf32", "one GEMM"),
+    (lambda: (torch.randn(1, 64, 512).transpose(1, 2), torch.randn(1, 64, 256)), "tf32", "a must be row-major"),
+    (lambda: (torch.randn(1, 512, 64), torch.randn(1, 256, 64).transpose(1, 2)), "tf32", "b must be row-major"),
+    (lambda: (torch.randn(1, 512, 63), torch.randn(1, 63, 256)), "tf32", "a must be row-major"),  # 252-byte rows
+    (lambda: (torch.randn(1, 512, 64), torch.randn(1, 64, 255)), "tf32", "b must be row-major"),  # 1020-byte rows
+    (lambda: (torch.randn(1, 512, 65)[:, :, 1:], torch.randn(1, 64, 256)), "tf32", "a must be"),  # 4-byte offset
+])
+def test_every_refusal_names_its_reason(on_hopper, make, precision, expected):
+    assert expected in registers.unsupported_reason(*make(), precision)
+
+
+def test_refuses_off_hopper_and_under_the_interpreter(monkeypatch):
+    a3, b3 = operands(512, 256, 64)
+    monkeypatch.setattr(registers.env, "interpreting", lambda: True)
+    assert "interpreter" in registers.unsupported_reason(a3, b3, "tf32")
+    monkeypatch.setattr(registers.env, "interpreting", lambda: False)
+    assert "Hopper" in registers.unsupported_reason(a3, b3, "tf32")  # a CPU tensor is on no Hopper GPU
+    assert not registers._is_hopper(torch.device("cpu"))
+
+
+@pytest.mark.parametrize("m,n,k,expected", [
+    (512, 4096, 4096, True),  # 64 tiles of 256x128 on 132 SMs: measured 0.67x torch against the copy's 0.60x
+    (1000, 1000, 1000, False),  # 32 tiles: 0.65x against the copy's 0.88x
+    (1024, 1024, 1024, False),
+    (256, 16384, 64, True),  # few rows, many columns: still 128 tiles
+    (2048, 2048, 2048, True), (8192, 8192, 8192, True),
+    (4096, 1, 4096, False), (4096, 4096, 1, False),  # not a matrix product
+])
+def test_pays_off_when_tiles_fill_the_sms(m, n, k, expected):
+    assert registers.pays_off(m, n, k, sms=132) is expected
+
+
+def test_plan_takes_registers_by_default_and_skips_the_copy_of_b(on_hopper):
+    a3, b3 = operands(512, 4096, 64)
+    plan = matmul_op.plan_matmul(a3, b3, None, "tf32", None)
+    assert plan.path == "registers"
+    p = matmul_op._as_gemm(a3[0], b3[0])
+    assert matmul_op._with_k_major_b(p, None) is p  # B stays as stored: no copy
+    assert matmul_op.plan_matmul(a3, b3, None, "tf32x3", None).path != "registers"
+    few_tiles = operands(1000, 1000, 64)
+    assert matmul_op.plan_matmul(*few_tiles, None, "tf32", None).path != "registers"
+    assert matmul_op.plan_matmul(*few_tiles, "registers", "tf32", None).path == "registers"  # unless asked
+
+
+def test_forced_registers_path_refuses_a_config(on_hopper):
+    a3, b3 = operands(512, 256, 64)
+    with pytest.raises(contracts.ContractError, match="one measured configuration"):
+        matmul_op.plan_matmul(a3, b3, "registers", "tf32", "fixed")
+
+
+def test_forced_registers_path_refuses_what_it_cannot_take(on_hopper):
+    a3, b3 = operands(512, 256, 64, torch.float16)
+    with pytest.raises(contracts.ContractError, match="path='registers' cannot take these operands: it is a float32"):
+        matmul_op.plan_matmul(a3, b3, "registers", "tf32", None)
+
+
+def test_public_call_explains_the_refusal_here():
+    """On this machine (no GPU: the interpreter) the real check refuses, with the reason and what to do."""
+    if torch.cuda.is_available():
+        pytest.skip("the refusal is for machines without a GPU")
+    a, b = torch.randn(512, 64), torch.randn(64, 256)
+    with pytest.raises(contracts.ContractError, match="Leave path=None"):
+        tilelab.matmul(a, b, path="registers")
+
+
+def test_registers_is_a_known_path():
+    assert "registers" in matmul_op.PATHS
+    with pytest.raises(contracts.ContractError, match="path"):
+        tilelab.matmul(torch.randn(4, 4), torch.randn(4, 4), path="register")
+
+
+def test_grid_is_the_even_persistent_grid():
+    config = registers.DEFAULT_CONFIG
+    assert registers.programs(4096, 4096, config, 132) == 128  # 512 tiles, 4 per program
+    assert registers.programs(256, 128, config, 132) == 1
+    assert registers.programs(8192, 8192, config, 132) == 128
+
+
+def test_launch_sets_the_warp_count_it_compiled_its_layouts_for(monkeypatch):
+    """The kernel's layouts are written for `num_warps` warps: the launch must ask for that many (a constexpr
+    passed only positionally leaves the launch option at 4 warps, and the layouts fail to verify)."""
+    import tilelab.kernels.matmul_tf32_registers as kernels
+
+    launches = []
+
+    class Recorder:
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: launches.append((grid, args, kwargs)) or "compiled"
+
+    monkeypatch.setattr(kernels, "matmul_tf32_registers_kernel", Recorder())
+    a, b, c = torch.randn(1000, 64), torch.randn(64, 256), torch.empty(1000, 256)
+    config = registers.DEFAULT_CONFIG
+    compiled, grid, args = registers.launch(a, b, c, config, sms=132)
+    ((launch_grid, launch_args, kwargs),) = launches
+    assert compiled == "compiled" and launch_grid == grid == (4 * 2, 1, 1)
+    assert kwargs == {"num_warps": config.num_warps}
+    # For replays: every kernel parameter in signature order, the constexprs (GROUP_M, STAGES, num_warps) too.
+    assert args[3:] == (1000, 256, 64, config.group_m, config.num_stages, config.num_warps)
+    assert [d.block_shape for d in args[:3]] == [[256, 32], [32, 128], [64, 128]]
