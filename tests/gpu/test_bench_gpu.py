@@ -32,8 +32,9 @@ def variants(document):
 @pytest.mark.parametrize("timing", ["events", "graph"])
 @pytest.mark.parametrize("cache", ["warm", "cold"])
 def test_timing_modes(tmp_path, timing, cache):
+    record = ["--torch-kernels"] if (timing, cache) == ("events", "cold") else []
     document = bench(tmp_path, "--op", "matmul", "--dtype", "float16", "--timing", timing, "--cache", cache,
-                     "--variants", "tilelab,tilelab-fixed", *SMALL)
+                     "--variants", "tilelab,tilelab-fixed", *SMALL, *record)
     gpu = document["environment"]["gpu"]
     assert gpu["sm_count"] > 0 and gpu["l2_bytes"] > 0 and gpu["capability"]
     found = variants(document)
@@ -47,6 +48,11 @@ def test_timing_modes(tmp_path, timing, cache):
             assert v["tflops"] > 0 and v["speedup_vs_torch"] > 0
         assert found[(shape, "torch")]["speedup_vs_torch"] == pytest.approx(1.0)
         assert found[(shape, "tilelab")]["plan"]["config"] is not None  # the tuned choice is recorded
+        if timing == "events" and cache == "cold":  # asked for with --torch-kernels (below)
+            kernels = found[(shape, "torch")]["plan"]["kernels"]  # what torch ran, from one profiled call
+            assert any(("gemm" in k or "nvjet" in k or "cutlass" in k) for k in kernels), kernels
+        else:
+            assert "kernels" not in found[(shape, "torch")]["plan"]
     if timing == "graph" and cache == "cold":
         # a 512^3 problem is far smaller than the L2: the graph must rotate through many input sets
         assert found[((512, 512, 512), "torch")]["timing"]["input_sets"] > 2

@@ -76,3 +76,24 @@ def test_plot_of_a_check_only_file(tmp_path):
     assert cli.main(["report", str(path), "--output", str(tmp_path / "check.md"), "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "ok, untimed" in (tmp_path / "check.md").read_text()
+
+
+def test_torch_kernels_from_the_baseline_plan(tmp_path):
+    """A GPU run records the kernels torch launched in its plan; the report lists them, shortened."""
+    document = synthetic_result()
+    torch_variant = next(v for v in document["cases"][0]["variants"] if v["baseline"])
+    torch_variant["plan"]["kernels"] = ["Memset (Device)", "nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT",
+                                        "void cublasLt::splitKreduce_kernel<32, 16, int, float>(cublasLt::Params)"]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(document))
+    md = tmp_path / "run.md"
+    assert cli.main(["report", str(path), "--output", str(md)]) == 0
+    text = md.read_text()
+    assert "### What torch ran (one profiled call)" in text
+    assert ("`Memset (Device)` + `nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT` + "
+            "`cublasLt::splitKreduce_kernel`") in text
+
+
+def test_no_torch_kernels_table_without_recorded_kernels(result_files, capsys):
+    assert cli.main(["report", str(result_files[0])]) == 0
+    assert "What torch ran" not in capsys.readouterr().out

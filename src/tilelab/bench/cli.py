@@ -53,6 +53,9 @@ def run_parser() -> argparse.ArgumentParser:
     parser.add_argument("--variants", type=lambda s: [v for v in s.split(",") if v], action="extend",
                         help="comma-separated subset (torch is always kept), or 'all' for extras too")
     parser.add_argument("--compile", action="store_true", help="add a torch.compile baseline")
+    parser.add_argument("--torch-kernels", action="store_true",
+                        help="record which kernels torch launches (cuBLAS names carry tile and cluster shapes), "
+                             "from one profiled call per case, before timing; the report lists them")
     parser.add_argument("--compile-mode", default="max-autotune-no-cudagraphs",
                         help="torch.compile mode for --compile (default: %(default)s)")
     parser.add_argument("--timing", choices=["events", "graph"], default="events",
@@ -165,7 +168,7 @@ def bench_command(argv: list[str]) -> int:
         dtypes=args.dtype, precision=args.precision, timing=args.timing, cache=args.cache,
         warmup=args.warmup, samples=args.samples, seed=args.seed, check_only=args.check_only,
         compile=args.compile, compile_mode=args.compile_mode, variants=args.variants,
-        graph_calls=args.graph_calls, rounds=args.rounds, device=device,
+        graph_calls=args.graph_calls, rounds=args.rounds, device=device, torch_kernels=args.torch_kernels,
     )
     shapes = [tuple(s) for s in args.shape] if args.shape else None
     try:
@@ -203,6 +206,7 @@ def bench_command(argv: list[str]) -> int:
             "compile_mode": args.compile_mode if args.compile else None, "variants": args.variants,
             "graph_calls": args.graph_calls or None, "rounds": args.rounds, "device": str(device),
             "interpreter": not on_gpu, "time_budget_s": args.time_budget, "tune": args.tune,
+            "torch_kernels": args.torch_kernels,
         },
         "environment": env_info,
         "source": environment.source_state(),

@@ -187,6 +187,21 @@ def plans_table(cases: list[dict]) -> list[str]:
     return ["### What tilelab chose (default variant)", ""] + _table(["shape", "dtype", "path", "config"], rows, 4)
 
 
+def torch_kernels_table(cases: list[dict]) -> list[str]:
+    """The kernels the baseline ran, as its plan recorded them (GPU runs)."""
+    from tilelab.bench.kernels import short_name
+
+    rows = []
+    for case in cases:
+        for v in case["variants"]:
+            kernels = (v.get("plan") or {}).get("kernels")
+            if v.get("baseline") and kernels:
+                rows.append([shape_label(case), case["dtype"], " + ".join(f"`{short_name(k)}`" for k in kernels)])
+    if not rows:
+        return []
+    return ["### What torch ran (one profiled call)", ""] + _table(["shape", "dtype", "kernels"], rows, 3)
+
+
 def notes(cases: list[dict]) -> list[str]:
     lines = []
     for case in cases:
@@ -210,5 +225,6 @@ def render(documents: list[dict], names: list[str], plot_link: str | None = None
             lines += times_table(cases, variants)
         lines += errors_table(cases, variants)
         lines += plans_table(cases)
+        lines += torch_kernels_table(cases)
         lines += notes(cases)
     return "\n".join(lines).rstrip() + "\n"

@@ -112,6 +112,7 @@ RESULT = {
                 "rounds": {"type": "integer", "minimum": 1},
                 "device": {"type": "string"},
                 "tune": {"type": "boolean"},
+                "torch_kernels": {"type": "boolean"},
             },
         },
         "environment": {

@@ -32,6 +32,7 @@ class SweepSettings:
     variants: list[str] | None = None
     graph_calls: int = 0  # 0: sized automatically
     rounds: int = 1  # > 1: the variants take turns, samples/rounds calls at a time (see _time_variants)
+    torch_kernels: bool = False  # record the kernels torch launches (one profiled call per case)
     device: torch.device = dataclasses.field(default_factory=lambda: torch.device("cpu"))
 
 
@@ -77,6 +78,7 @@ def variants_for(op: OpSpec, dtype: str, settings: SweepSettings) -> list[Varian
     options = VariantOptions(
         dtype=DTYPES[dtype], precision=settings.precision, compile=settings.compile,
         compile_mode=settings.compile_mode, on_gpu=settings.device.type == "cuda",
+        torch_kernels=settings.torch_kernels,
     )
     return select_variants(op.variants(options), settings.variants)
 
