@@ -28,5 +28,16 @@ def is_hopper_or_newer(device: torch.device) -> bool:
 
 
 @functools.cache
+def has_gluon() -> bool:
+    """Whether Triton's Gluon dialect (triton.experimental.gluon, Hopper's wgmma and warp specialization by
+    hand) can be imported: the registers path is written in it."""
+    try:
+        import triton.experimental.gluon.language.nvidia.hopper  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@functools.cache
 def gpu_name(device_index: int) -> str:
     return torch.cuda.get_device_name(device_index)

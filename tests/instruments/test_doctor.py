@@ -61,3 +61,15 @@ def test_help_documents_exit_codes():
     done = run_tool("tilelab.doctor", "--help")
     assert done.returncode == 0
     assert "exit codes" in done.stdout and "--strict" in done.stdout
+
+
+def test_gluon_is_reported_and_its_absence_warned_about_on_hopper(monkeypatch):
+    from tilelab import env
+
+    assert doctor.diagnose(run_probes=False)["gluon"] is True  # triton 3.6 ships it
+    monkeypatch.setattr(env, "has_gluon", lambda: False)
+    report = doctor.diagnose(run_probes=False)
+    assert report["gluon"] is False
+    hopper = any(gpu["capability"].startswith("9.") for gpu in report["gpus"])
+    assert any("Gluon" in w for w in report["warnings"]) == hopper
+

@@ -135,3 +135,9 @@ def test_launch_sets_the_warp_count_it_compiled_its_layouts_for(monkeypatch):
     # For replays: every kernel parameter in signature order, the constexprs (GROUP_M, STAGES, num_warps) too.
     assert args[3:] == (1000, 256, 64, config.group_m, config.num_stages, config.num_warps)
     assert [d.block_shape for d in args[:3]] == [[256, 32], [32, 128], [64, 128]]
+
+
+def test_refuses_without_gluon(monkeypatch):
+    monkeypatch.setattr(registers.env, "interpreting", lambda: False)
+    monkeypatch.setattr(registers.env, "has_gluon", lambda: False)
+    assert "Gluon" in registers.unsupported_reason(*operands(512, 256, 64), "tf32")

@@ -83,13 +83,9 @@ def variants(options: VariantOptions) -> list[Variant]:
             return torch.matmul(a, b)
 
     def torch_plan(a, b):
-        from tilelab.bench.kernels import launched_kernels
-
         plan = {"library": "torch", "function": "torch.matmul"}
         if fp32:
             plan["allow_tf32"] = (precision or "tf32") == "tf32"
-        if options.torch_kernels and a.is_cuda:
-            plan["kernels"] = launched_kernels(torch_matmul, a, b)  # which cuBLAS kernel the ratios are against
         return plan
 
     def tilelab_variant(name, description, default=True, **choice):

@@ -73,7 +73,7 @@ def _require_fp8_hardware(device: torch.device, minimum: tuple[int, int], who: s
                           f"sm_{capability[0]}{capability[1]}")
 
 
-def _torch_variant(name: str, fast_accum: bool, baseline: bool, default: bool, record_kernels: bool) -> Variant:
+def _torch_variant(name: str, fast_accum: bool, baseline: bool, default: bool) -> Variant:
     def run(a, b, scale_a, scale_b):
         _require_fp8_hardware(a.device, (8, 9), "torch._scaled_mm")
         if a.is_cuda and (a.shape[1] % 16 or b.shape[1] % 16):
@@ -82,16 +82,8 @@ def _torch_variant(name: str, fast_accum: bool, baseline: bool, default: bool, r
                                 use_fast_accum=fast_accum)
 
     function = f"torch._scaled_mm(out_dtype=torch.bfloat16, use_fast_accum={fast_accum})"
-
-    def plan(*inputs):
-        from tilelab.bench.kernels import launched_kernels
-
-        described = {"library": "torch", "function": function}
-        if record_kernels and inputs[0].is_cuda:
-            described["kernels"] = launched_kernels(run, *inputs)
-        return described
-
-    return Variant(name, run, plan, baseline=baseline, default=default, description=function)
+    return Variant(name, run, lambda *inputs: {"library": "torch", "function": function}, baseline=baseline,
+                   default=default, description=function)
 
 
 def _tilelab_variant(name: str, fast_accum: bool, description: str, config=None, default: bool = True) -> Variant:
@@ -128,12 +120,11 @@ def variants(options: VariantOptions) -> list[Variant]:
 
     # Speedups are against torch's fast accumulation: tilelab's default variant accumulates the same way.
     found = [
-        _torch_variant("torch", fast_accum=True, baseline=True, default=True, record_kernels=options.torch_kernels),
+        _torch_variant("torch", fast_accum=True, baseline=True, default=True),
         _tilelab_variant("tilelab", True, "scaled_matmul(use_fast_accum=True): fp8 wgmma accumulator over all K"),
         _tilelab_variant("tilelab-promoted", False,
                          "scaled_matmul(use_fast_accum=False): accumulator promoted to float32 every BLOCK_K"),
-        _torch_variant("torch-promoted", fast_accum=False, baseline=False, default=False,
-                       record_kernels=options.torch_kernels),
+        _torch_variant("torch-promoted", fast_accum=False, baseline=False, default=False),
     ]
     for config in FP8_CANDIDATES:
         found.append(_tilelab_variant(f"tilelab-config-{config.label()}", True, f"fast accumulation, {config.label()}",

@@ -43,7 +43,6 @@ class VariantOptions:
     compile: bool = False  # add a torch.compile baseline
     compile_mode: str = "max-autotune-no-cudagraphs"
     on_gpu: bool = True
-    torch_kernels: bool = False  # the baseline's plan lists the kernels it launches (tilelab.bench.kernels)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -32,7 +32,6 @@ class SweepSettings:
     variants: list[str] | None = None
     graph_calls: int = 0  # 0: sized automatically
     rounds: int = 1  # > 1: the variants take turns, samples/rounds calls at a time (see _time_variants)
-    torch_kernels: bool = False  # record the kernels torch launches (one profiled call per case)
     device: torch.device = dataclasses.field(default_factory=lambda: torch.device("cpu"))
 
 
@@ -78,7 +77,6 @@ def variants_for(op: OpSpec, dtype: str, settings: SweepSettings) -> list[Varian
     options = VariantOptions(
         dtype=DTYPES[dtype], precision=settings.precision, compile=settings.compile,
         compile_mode=settings.compile_mode, on_gpu=settings.device.type == "cuda",
-        torch_kernels=settings.torch_kernels,
     )
     return select_variants(op.variants(options), settings.variants)
 
@@ -219,6 +217,28 @@ class SweepAborted(Exception):
         super().__init__(reason)
         self.cases = cases
         self.reason = reason
+
+
+def record_baseline_kernels(results: list[dict], cases: list[CasePlan], settings: SweepSettings) -> None:
+    """Add to each baseline's plan the kernels one call of it launches (`tilelab.bench.kernels`), on the case's
+    check inputs. This runs after every case is timed: on the H200, torch's host time per small call measured
+    15.3 us before a profiled call and 22.4 us after (results/h200-profiler-overhead.log), and a launch-bound
+    case would carry that into its ratio."""
+    from tilelab.bench.kernels import launched_kernels
+
+    by_case = {(c.op.name, c.shape, c.dtype): c for c in cases}
+    for result in results:
+        case = by_case[(result["op"], tuple(result["shape"]), result["dtype"])]
+        wanted = {v["name"]: v for v in result["variants"] if v["baseline"] and v["status"] == "ok" and v["plan"]}
+        if not wanted:
+            continue
+        inputs = case.op.make_inputs(case.shape, DTYPES[case.dtype], settings.device,
+                                     _generator(settings.device, case_seed(settings.seed, case.op.name, case.shape,
+                                                                           case.dtype, "check")))
+        for variant in variants_for(case.op, case.dtype, settings):
+            if variant.name in wanted:
+                wanted[variant.name]["plan"]["kernels"] = launched_kernels(variant.run, *inputs)
+        del inputs
 
 
 def run(cases: list[CasePlan], settings: SweepSettings, ceilings: dict | None, l2_bytes: int | None,

@@ -61,6 +61,8 @@ def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> st
         return f"it computes in tf32 only; precision={precision!r}"
     if env.interpreting():
         return "it is written in Gluon, which Triton's interpreter does not run"
+    if not env.has_gluon():
+        return "it is written in Gluon (triton.experimental.gluon), which this Triton cannot import"
     if not _is_hopper(a3.device):
         return "it needs a Hopper GPU (compute capability 9.x), whose wgmma it uses"
     if max(a3.shape[0], b3.shape[0]) != 1:
