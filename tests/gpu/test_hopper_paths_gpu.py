@@ -287,7 +287,7 @@ def test_fp8_replayed_launch_computes_new_inputs_and_scales(monkeypatch, rng):
     from tilelab.ops import scaled_matmul as scaled_op
 
     monkeypatch.setattr(scaled_op, "_REPLAYS", {})
-    m, n, k = 300, 1001, 256  # N = 1001: C's rows padded to 1008 elements, the caller sees a view
+    m, n, k = 300, 1001, 256  # N = 1001: C's rows padded to 1024 elements (2048 bytes), the caller sees a view
     seen, real = [], scaled_op.launch_scaled
 
     def spy(*args):
@@ -301,7 +301,7 @@ def test_fp8_replayed_launch_computes_new_inputs_and_scales(monkeypatch, rng):
         scale_a, scale_b = (torch.tensor([s], device="cuda") for s in scales)
         torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
         out = scaled_matmul(a, b, scale_a, scale_b, out_dtype=torch.bfloat16, use_fast_accum=True)
-        assert out.shape == (m, n) and out.stride() == (1008, 1)
+        assert out.shape == (m, n) and out.stride() == (1024, 1)
         assert_close(out, scaled_matmul_reference(a, b, scale_a, scale_b), tolerance(FP8, out_dtype=torch.bfloat16),
                      f"scales {scales}")
         outputs.append(out)

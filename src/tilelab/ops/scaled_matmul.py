@@ -30,6 +30,7 @@ from tilelab.ops.matmul import (
     _stream_getter,
     bind_descriptor_launch,
     host_descriptors,
+    output_row_stride,
     padded_row_stride,
 )
 from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, balanced_programs, device_sms, filling_first, prune
@@ -230,8 +231,9 @@ def pretune_scaled(shapes, out_dtype: torch.dtype = torch.bfloat16, use_fast_acc
 
 
 def _allocate_output(m: int, n: int, out_dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    # Rows padded to 16 bytes so TMA can store them; the caller sees the [M, N] view.
-    width = padded_row_stride(n, torch.finfo(out_dtype).bits // 8)
+    # Rows padded so TMA can store them (to a 128-byte line when they are that long); the caller sees the
+    # [M, N] view.
+    width = output_row_stride(n, torch.finfo(out_dtype).bits // 8)
     return torch.empty((m, width), dtype=out_dtype, device=device)[:, :n]
 
 

@@ -1,0 +1,66 @@
+"""1000^3: does starting every row of C on a 128-byte line help the TMA store? (run on the H200)
+
+    PYTHONPATH=src:. python scripts/h200_output_alignment_probe.py [--rounds 10]
+
+The descriptor and persistent paths allocate C with rows padded to 16 bytes (`padded_row_stride`): 1000
+fp16 elements become 1008, 2016-byte rows, most of which start mid-way through a 128-byte line, like A's
+and B's 2000-byte rows (whose misalignment costs 2.6-2.9 us, results/h200-misaligned-probe.log). This times
+the default with C's rows padded to 1008 and to 1024 elements, in turns with torch (cold L2). Both tilelab
+variants plan every call (no replays), so they pay the same host work.
+"""
+
+import argparse
+
+import torch
+
+import tilelab
+from scripts.turns import report_in_turns
+from tilelab.ops import matmul as matmul_op
+
+LINE = 128  # bytes
+
+
+def line_aligned_stride(real):
+    def stride(width: int, element_size: int) -> int:
+        padded = real(width, element_size)
+        per_line = LINE // element_size
+        return -(-padded // per_line) * per_line if width * element_size >= LINE else padded
+    return stride
+
+
+def planned_call(a, b, stride=None):
+    def run():
+        matmul_op._REPLAYS.clear()
+        real = matmul_op.padded_row_stride
+        if stride is not None:
+            matmul_op.padded_row_stride = stride
+        try:
+            return tilelab.matmul(a, b)
+        finally:
+            matmul_op.padded_row_stride = real
+    return run
+
+
+def probe(dtype: torch.dtype, size: int, rounds: int) -> None:
+    a = torch.randn(size, size, device="cuda").to(dtype)
+    b = torch.randn(size, size, device="cuda").to(dtype)
+    aligned = line_aligned_stride(matmul_op.padded_row_stride)
+    print(f"C row stride: {matmul_op.padded_row_stride(size, a.element_size())} elements, line-aligned: "
+          f"{aligned(size, a.element_size())}", flush=True)
+    variants = {"torch": lambda: torch.mm(a, b), "library default (replayed)": lambda: tilelab.matmul(a, b),
+                "planned, C rows 16-byte padded": planned_call(a, b),
+                "planned, C rows 128-byte padded": planned_call(a, b, aligned)}
+    report_in_turns(f"== {size}^3 {dtype}", variants, rounds, reference=a.double() @ b.double(), by_time=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    for dtype in (torch.float16, torch.bfloat16):
+        for size in (1000, 3000):
+            probe(dtype, size, args.rounds)
+
+
+if __name__ == "__main__":
+    main()
