@@ -213,22 +213,3 @@ def test_tf32_replay_copies_the_new_b(b_shape, rng, monkeypatch):
     assert_matches_reference(first, a1, b1, precision="tf32x3", label="first call")
     assert_matches_reference(second, a2, b2, precision="tf32x3", label="replayed call")
 
-
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-@pytest.mark.parametrize("m,n,k,copied", [(2100, 1500, 2000, ["a", "b"]), (1024, 2048, 4097, ["a"])])
-def test_rows_off_the_lines_are_copied_onto_them(m, n, k, copied, dtype, rng, monkeypatch):
-    """Large fp16/bf16 operands whose rows do not start on 128-byte lines are copied into rows that do (4097:
-    rows not even 16-byte aligned, which the copy makes TMA-eligible). Such a call is never replayed: the copy
-    is what it computes from."""
-    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
-    a = randn((m, k), dtype, "cuda", rng)
-    b = randn((k, n), dtype, "cuda", rng)
-    plan = matmul_op.describe_plan(a, b)
-    assert plan["row_copies"] == copied and plan["path"] in ("descriptor", "persistent")
-    assert matmul_op.describe_plan(a, b, path="pointer")["row_copies"] == []  # a forced path takes them as they are
-    out = tilelab.matmul(a, b)
-    assert out.stride(0) == matmul_op.output_row_stride(n, a.element_size())
-    assert_matches_reference(out, a, b, label="first call")
-    assert not matmul_op._REPLAYS
-    a.copy_(randn((m, k), dtype, "cuda", rng))
-    assert_matches_reference(tilelab.matmul(a, b), a, b, label="new values, same tensors")

@@ -78,7 +78,9 @@ def test_alignment_walkthrough_asks_the_library():
     assert answers["rows of those 8 that start on a line"].startswith("1: every 8th row")
     assert answers["a 128-byte piece of row 1 (64 fp16 values): lines touched"] == "2"
     assert answers["... and 32-byte sectors touched (row 0's piece: 4)"] == "5"
-    assert answers["padded_row_stride(1000, 2): what tilelab pads an output row to"] == "1000"
+    assert answers["padded_row_stride(1000, 2): the 16-byte rule TMA needs, for a 1000-wide fp16 row"] == "1000"
+    assert answers["output_row_stride(1000, 2): what tilelab gives the rows of an output it stores through TMA"] \
+        == "1024"
 
 
 def test_lines_and_sectors_counts_partial_units():

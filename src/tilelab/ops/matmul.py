@@ -83,8 +83,9 @@ def output_row_stride(width: int, element_size: int) -> int:
     """The row stride (in elements) tilelab gives an output it stores through TMA: a row of at least one
     128-byte line starts on a line, a shorter one on 16 bytes (`padded_row_stride`).
 
-    Measured on the H200 (results/h200-output-alignment-probe.log): 1000-wide fp16/bf16 rows padded from 2000
-    to 2048 bytes made 1000^3 3-5% faster, and 3000^3 1-1.5%.
+    Measured on the H200 (results/h200-output-alignment-probe.log, 10 rounds in turns): 1000-wide fp16/bf16
+    rows padded from 2000 to 2048 bytes took 1000^3 from 12.8 to 12.4 us (fp16) and 12.8 to 12.2 (bf16), and
+    3000^3 from 129.0 to 127.2 and 128.5 to 126.8 us.
     """
     if width * element_size < LINE_BYTES:
         return padded_row_stride(width, element_size)
@@ -432,7 +433,6 @@ class _Problem:
     # b3 is a K-major copy of the caller's B: (the source's data_ptr, compiled, grid, arguments) of the
     # single transpose launch that made it, for replays; None when b3 is the caller's own memory.
     b_copy: tuple | None = None
-    row_copies: tuple[str, ...] = ()  # operands copied into rows that start on 128-byte lines ("a", "b")
 
 
 def _as_gemm(a: torch.Tensor, b: torch.Tensor) -> _Problem:
@@ -489,52 +489,6 @@ def _with_k_major_b(p: _Problem, precision: str | None, path: str | None = None,
         k_major = source.new_empty(source.transpose(1, 2).shape).transpose(1, 2)
     return dataclasses.replace(p, b3=k_major.expand(b3.shape) if shared else k_major,
                                b_copy=(source.data_ptr(), *launch) if launch else None)
-
-
-# Rows that do not start on 128-byte lines make every TMA box row touch two lines. At 3000^3 fp16 (6000-byte
-# rows) the default ran at 0.63x torch (results/h200-output-alignment-probe.log); at 1000^3 the rows cost 2.6-2.9
-# us, but a copy inside the call cost more (16.4 against 12.8 us, results/h200-skinny-probe.log). The copy's
-# cost grows with M*K + K*N, the rows' with M*N*K: copies pay from here on (measured: results/README.md).
-ALIGN_COPY_MIN_WORK = 2**32
-
-
-def _needs_line_aligned_copy(x2: torch.Tensor) -> bool:
-    """A row-major 2-D operand (unit inner stride, the layout tensors usually have) whose rows do not all start
-    on a 128-byte line."""
-    rows, cols = x2.shape
-    if x2.stride(1) != 1 or rows < 2 or cols < 2:
-        return False
-    return (x2.stride(0) * x2.element_size()) % LINE_BYTES != 0 or x2.data_ptr() % LINE_BYTES != 0
-
-
-def line_aligned_copy(x2: torch.Tensor, *, copy: bool = True) -> torch.Tensor:
-    """A [rows, cols] copy of `x2` whose rows start on 128-byte lines (a view into padded rows).
-    copy=False (describing a plan): allocated, not filled."""
-    rows, cols = x2.shape
-    width = output_row_stride(cols, x2.element_size())
-    out = torch.empty((rows, width), dtype=x2.dtype, device=x2.device)[:, :cols]
-    if copy:
-        out.copy_(x2)
-    return out
-
-
-def _with_line_aligned_rows(p: _Problem, path: str | None, config, *, copy: bool = True) -> _Problem:
-    """For large fp16/bf16 GEMMs on Hopper that tilelab plans itself: each row-major operand whose rows do not
-    start on 128-byte lines is copied into one whose rows do (`line_aligned_copy`), else `p` unchanged. The copy
-    is made on every call (it is what the call computes from, so the call is not replayed) and needs as much
-    memory again as the operand. A forced path or config leaves the operands as they are."""
-    if (path is not None or config is not None or p.a3.element_size() != 2 or env.interpreting()
-            or max(p.a3.shape[0], p.b3.shape[0]) != 1 or p.m * p.n * p.k < ALIGN_COPY_MIN_WORK
-            or not env.is_hopper_or_newer(p.a3.device)):
-        return p
-    a3, b3, copied = p.a3, p.b3, []
-    if _needs_line_aligned_copy(a3[0]):
-        a3, copied = line_aligned_copy(a3[0], copy=copy)[None], [*copied, "a"]
-    if _needs_line_aligned_copy(b3[0]):
-        b3, copied = line_aligned_copy(b3[0], copy=copy)[None], [*copied, "b"]
-    if not copied:
-        return p
-    return dataclasses.replace(p, a3=a3, b3=b3, row_copies=tuple(copied))
 
 
 TRANSPOSE_BLOCK = 64
@@ -775,7 +729,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         return torch.empty(p.out_shape, dtype=out_dtype, device=a.device)
     if p.k == 0:
         return torch.zeros(p.out_shape, dtype=out_dtype, device=a.device)
-    p = _with_line_aligned_rows(_with_k_major_b(p, precision, path, config), path, config)
+    p = _with_k_major_b(p, precision, path, config)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
     split_k = None
@@ -893,8 +847,7 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
             for path in paths:
                 try:
                     _check(a, b, None, precision, path, None)
-                    # As matmul() would see it.
-                    prob = _with_line_aligned_rows(_with_k_major_b(_as_gemm(a, b), precision, path), path, None)
+                    prob = _with_k_major_b(_as_gemm(a, b), precision, path)  # as matmul() would see it
                     plan = plan_matmul(prob.a3, prob.b3, path, precision or "tf32", None)
                     # The persistent path's untuned default is a measured choice, so matmul() does not time its
                     # candidates: tune it here, whether it was asked for or is where path=None leads.
@@ -952,13 +905,11 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     """The path and configuration `matmul` uses for these operands (after tuning, if it ran)."""
     _check(a, b, out_dtype, precision, path, config)
     # The layout matmul() gives B, not the values.
-    p = _with_line_aligned_rows(_with_k_major_b(_as_gemm(a, b), precision, path, config, copy=False), path, config,
-                                copy=False)
+    p = _with_k_major_b(_as_gemm(a, b), precision, path, config, copy=False)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     from tilelab.ops import matmul_hopper
 
     described = plan.as_dict()
-    described["row_copies"] = list(p.row_copies)
     one_gemm = max(p.a3.shape[0], p.b3.shape[0]) == 1
     described["host_descriptors"] = plan.path == "descriptor" and one_gemm
     if plan.path == "persistent":
