@@ -2,11 +2,12 @@
 
     PYTHONPATH=src:. python scripts/h200_output_alignment_probe.py [--rounds 10]
 
-The descriptor and persistent paths allocate C with rows padded to 16 bytes (`padded_row_stride`): 1000
-fp16 elements become 1008, 2016-byte rows, most of which start mid-way through a 128-byte line, like A's
-and B's 2000-byte rows (whose misalignment costs 2.6-2.9 us, results/h200-misaligned-probe.log). This times
-the default with C's rows padded to 1008 and to 1024 elements, in turns with torch (cold L2). Both tilelab
-variants plan every call (no replays), so they pay the same host work.
+The descriptor and persistent paths allocated C with rows padded to 16 bytes (`padded_row_stride`): 1000
+fp16 elements stay 1000, 2000-byte rows, most of which start mid-way through a 128-byte line, like A's and
+B's (whose misalignment costs 2.6-2.9 us, results/h200-misaligned-probe.log). This times the default with C's
+rows padded to 16 bytes and to 128 bytes (1024 elements), in turns with torch (cold L2). Both planned variants
+plan every call (no replays), so they pay the same host work. (Run in call EEE, before `output_row_stride`
+made 128 bytes the library's own padding.)
 """
 
 import argparse

@@ -6,6 +6,9 @@
 128-byte lines into rows that do, from ALIGN_COPY_MIN_WORK multiply-adds. This times the default with the
 copies forced on (threshold 0) and off (threshold infinite) at square sizes whose rows are off the lines,
 in turns with torch (cold L2). Both plan every call (no replays), so they pay the same host work.
+
+It ran at commit c404a8a (call FFF). The copies lost at every size and were removed in the next commit, so
+the probe needs that commit to run again.
 """
 
 import argparse
