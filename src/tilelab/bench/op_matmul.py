@@ -107,7 +107,7 @@ def variants(options: VariantOptions) -> list[Variant]:
         tilelab_variant("tilelab-persistent", "persistent TMA kernel, one program per SM", path="persistent"),
         tilelab_variant("tilelab-splitk", "split-K: K shared out among programs, the last one sums", default=False,
                         path="splitk"),
-        # tf32 on Hopper with row-major operands only (the default there from M=512); unsupported elsewhere.
+        # tf32 on Hopper with row-major operands (the default there when its tiles fill the SMs); unsupported elsewhere.
         tilelab_variant("tilelab-registers", "tf32: B's tiles to wgmma through registers, no copy (Gluon)",
                         default=False, path="registers"),
     ]
