@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from learning.walkthroughs import alignment, descriptors, grouping, matmul, reduction, splitk, tuning
+from learning.walkthroughs import alignment, descriptors, grouping, matmul, reduction, registers, splitk, tuning
 
 
 def _text(script) -> str:
@@ -110,3 +110,23 @@ def test_descriptors_walkthrough_shows_what_the_library_builds():
     assert answers["B is stored [N, K]: so its descriptor describes"].startswith("[1000, 1000], [1000, 1], [128, 64]")
     for name in ("host_descriptors", "TensorMapCache", "persistent_host_descriptors", "tensormap.replace"):
         assert name in text, name
+
+
+def test_registers_walkthrough_computes_from_the_library(monkeypatch):
+    from tilelab.ops import matmul_registers
+
+    text = _text(registers.build())
+    answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
+    assert answers["bytes of one pipeline stage (A's and B's float32 tiles)"] == "49152 (48 KiB)"
+    assert answers["4 stages plus C's staging buffer for a quarter tile"].startswith("229376 bytes")
+    assert answers["accumulator registers per MMA thread (C^T's tile in float32)"] == "128"
+    assert answers["wgmma instructions per warp group per K step"] == "4"
+    assert answers["4096x4096x4096: tiles, and registers by default on 132 SMs"] == "512, yes"
+    assert answers["1000x1000x1000: tiles, and registers by default on 132 SMs"].startswith("32, no")
+    assert answers["programs at 4096^3 (matmul_registers.programs, 132 SMs)"] == "128"
+    assert "C7515" in text and "kernel-inspect --path registers" in text
+    # The answers follow the library: another threshold gives another verdict.
+    monkeypatch.setattr(matmul_registers, "REGISTERS_MIN_FILL", 0.2)
+    answers = {line.split("?")[0].strip(): line.split("->")[1].strip()
+               for line in _text(registers.build()).splitlines() if "->" in line}
+    assert answers["1000x1000x1000: tiles, and registers by default on 132 SMs"] == "32, yes"

@@ -1,0 +1,64 @@
+"""explain registers: tf32 with a row-major B on Hopper, without copying B (the library's Gluon kernel)."""
+
+from __future__ import annotations
+
+from .script import Script
+
+FLOAT32_BYTES = 4
+TF32_WGMMA_K = 8  # a tf32 wgmma consumes 8 values of K (256 bits of each row)
+SM_SHARED_BYTES = 232448  # the most shared memory one program may have on the H100/H200 (227 KiB)
+SM_REGISTERS = 65536  # 32-bit registers per SM
+H200_SMS = 132
+
+
+def build() -> Script:
+    from tilelab.ops.matmul_registers import DEFAULT_CONFIG, REGISTERS_MIN_FILL, pays_off, programs
+
+    c = DEFAULT_CONFIG
+    s = Script("registers: tf32 with B stored [K, N], and no copy of B")
+    s.say("Hopper's tf32 wgmma reads an operand from shared memory only K-major (K contiguous). A is")
+    s.say("stored [M, K]: K-major. B = torch.randn(K, N) is [K, N]: N-major. One more fact: wgmma's LEFT")
+    s.say("operand may come from registers instead, where the order the threads loaded it in does not matter.")
+    s.ask("which product has B as its left operand?", "C^T = B^T A^T (then store C^T's tile transposed)")
+    s.ask("and A^T, the right operand: K-major in shared memory?", "yes: A's [M, K] tile, viewed transposed")
+    s.say("So each program loads B's [BLOCK_K, BLOCK_N] tile with TMA, then into registers, and hands it to")
+    s.say("wgmma. src/tilelab/kernels/matmul_tf32_registers.py, planned by src/tilelab/ops/matmul_registers.py.\n")
+
+    s.say(f"Its tiles (matmul_registers.DEFAULT_CONFIG): BLOCK_M {c.block_m}, BLOCK_N {c.block_n}, "
+          f"BLOCK_K {c.block_k}, {c.num_warps} MMA warps (2 warp groups) and one loader warp.")
+    stage = (c.block_m * c.block_k + c.block_k * c.block_n) * FLOAT32_BYTES
+    s.ask("bytes of one pipeline stage (A's and B's float32 tiles)", f"{stage} ({stage // 1024} KiB)")
+    staging = (c.block_m // 4) * c.block_n * FLOAT32_BYTES
+    total = c.num_stages * stage + staging
+    s.ask(f"{c.num_stages} stages plus C's staging buffer for a quarter tile",
+          f"{total} bytes, under the {SM_SHARED_BYTES} a program may have")
+    whole = c.num_stages * stage + c.block_m * c.block_n * FLOAT32_BYTES
+    s.ask("... with a staging buffer for the whole tile instead", f"{whole}: too much, so the store goes a quarter"
+          " at a time")
+    threads = c.num_warps * 32
+    s.ask("accumulator registers per MMA thread (C^T's tile in float32)", c.block_m * c.block_n // threads)
+    s.ask("B^T registers per MMA thread per K step", c.block_n * c.block_k // threads)
+    s.ask("wgmma instructions per warp group per K step", c.block_k // TF32_WGMMA_K)
+    budget = c.num_warps * 32 * 240 + 4 * 32 * 24
+    s.ask("registers: 8 MMA warps at 240 each (setmaxnreg) and the loader's warp group at 24",
+          f"{budget} of the SM's {SM_REGISTERS}")
+    s.say("")
+
+    s.say("The schedule is what @triton.jit could not say (it measured 0.88x torch that way): the loader warp")
+    s.say("only waits for a free stage and issues TMA; the MMA warps wait for a full one, load B^T's registers")
+    s.say("while the previous step's wgmma still runs, then retire that wgmma and free its stage.")
+    s.ask("why does mma_partition do two K steps per loop iteration?",
+          "step k+1's load would otherwise overwrite the registers step k's wgmma still reads")
+    s.ask("... and what does ptxas do if it sees that hazard?", "serializes every wgmma (warning C7515)")
+    s.say("")
+
+    s.say(f"When is it the default? When its tiles fill REGISTERS_MIN_FILL = {REGISTERS_MIN_FILL} of the SMs.")
+    for m, n, k in ((4096, 4096, 4096), (2048, 2048, 2048), (1000, 1000, 1000)):
+        tiles = -(-m // c.block_m) * -(-n // c.block_n)
+        s.ask(f"{m}x{n}x{k}: tiles, and registers by default on {H200_SMS} SMs?",
+              f"{tiles}, {'yes' if pays_off(m, n, k, H200_SMS) else 'no: the copy of B and smaller tiles'}")
+    s.ask(f"programs at 4096^3 (matmul_registers.programs, {H200_SMS} SMs)", programs(4096, 4096, c, H200_SMS))
+    s.say("On the H200: 1.00-1.02x torch at 4096^3, 0.98-0.99x at 8192^3, where copying B first gave 0.90-0.92x")
+    s.say("(results/h200-matmul-float32-tf32-registers.json, -repeat.json). See it compiled, without a GPU:")
+    s.say("kernel-inspect --path registers --target sm_90   (the wgmma.a_registers row: A from registers)")
+    return s
