@@ -714,6 +714,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     copying B; the default there when its tiles fill the SMs). `config` forces a named
     ("fixed") or explicit `Config` instead of the tuned choice. An input that
     requires grad goes through `torch.ops.tilelab.matmul`, which has a backward.
+
+    The TMA paths store C into rows padded to 16 bytes, or to whole 128-byte
+    lines when a row fills one (`output_row_stride`), and return the [.., N]
+    view: for N = 1000 in fp16, strides (1024, 1). Where the layout matters
+    (`.view`, a C extension), call `.contiguous()` on the result.
     """
     key = _replay_key(a, b, out_dtype, precision, path, config)
     replay = _REPLAYS.get(key) if key is not None else None
