@@ -91,3 +91,19 @@ def test_tune_records_what_it_tuned(tmp_path):
     assert schema.validate(document) == [] and document["settings"]["tune"] is True
     assert {t["path"] for t in document["tuned"]} == {"descriptor", "persistent"}
     assert all(t["shape"] == [64, 64, 32] and t["dtype"] == "float16" for t in document["tuned"])
+
+
+def test_registers_variant_and_torch_kernels_off_the_gpu(tmp_path):
+    """On the interpreter the registers path is refused with its reason (Gluon does not run there), and
+    --torch-kernels is recorded in the settings but profiles nothing without a GPU."""
+    out = tmp_path / "fp32.json"
+    done = run_tool("tilelab.bench", "--op", "matmul", "--dtype", "float32", "--check-only", "--torch-kernels",
+                    "--variants", "tilelab,tilelab-registers", "--shape", "64", "32", "48", "--output", str(out),
+                    interpret=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(out.read_text())
+    assert schema.validate(document) == [] and document["settings"]["torch_kernels"] is True
+    by_name = {v["name"]: v for v in document["cases"][0]["variants"]}
+    assert by_name["tilelab-registers"]["status"] == "unsupported"
+    assert "interpreter does not run" in by_name["tilelab-registers"]["message"]
+    assert by_name["tilelab"]["status"] == "ok" and "kernels" not in by_name["torch"]["plan"]
