@@ -1,5 +1,10 @@
 """Helpers shared by the test modules."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import torch
 
 from tilelab.reference import matmul_reference, relative_error, tolerance
@@ -18,3 +23,17 @@ def assert_matches_reference(out, a, b, *, precision=None, out_dtype=None, label
     allowed = tolerance(a.dtype, precision, out_dtype or a.dtype)
     assert err <= allowed, f"{label}: relative error {err:.3e} > {allowed:.1e}"
     return err
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_without_interpreter(code: str, stdin: str | None = None) -> str:
+    """Run `code` in a child Python without TRITON_INTERPRET (which conftest sets when there is no GPU), so
+    that compiling for a GPU target sees real JIT functions; returns its stdout, failing on a non-zero exit."""
+    environment = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), environment.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True, text=True,
+                          env=environment, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout

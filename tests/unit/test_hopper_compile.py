@@ -12,19 +12,14 @@ in one child process without it, started once for the module.
 
 import dataclasses
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
+from tests.helpers import run_without_interpreter
 from tilelab.ops import matmul_hopper as hopper
 from tilelab.ops.matmul_hopper import HopperConfig
-
-ROOT = Path(__file__).resolve().parents[2]
 
 _WORKER = r"""
 import json, re, sys, torch
@@ -59,12 +54,7 @@ def _job(kernel_name: str, config: HopperConfig, dtype=torch.float16, **kwargs) 
 
 @pytest.fixture(scope="module")
 def compiled() -> dict:
-    environment = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), environment.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-c", _WORKER], input=json.dumps(_JOBS), capture_output=True,
-                          text=True, env=environment, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return json.loads(run_without_interpreter(_WORKER, json.dumps(_JOBS)))
 
 
 class _Compiled:

@@ -9,14 +9,10 @@ TRITON_INTERPRET (which conftest sets when there is no GPU).
 
 import collections
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import run_without_interpreter
 
 _WORKER = r"""
 import json, re, collections, triton
@@ -39,12 +35,7 @@ print(json.dumps(counts))
 
 @pytest.fixture(scope="module")
 def instruction_counts() -> dict:
-    environment = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), environment.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-c", _WORKER], capture_output=True, text=True, env=environment,
-                          timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return {int(k): collections.Counter(v) for k, v in json.loads(done.stdout).items()}
+    return {int(k): collections.Counter(v) for k, v in json.loads(run_without_interpreter(_WORKER)).items()}
 
 
 def test_without_the_hint_every_element_is_its_own_load(instruction_counts):

@@ -9,15 +9,12 @@ without a GPU) replaces, so the compiles run in one child process without it.
 """
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import run_without_interpreter
+
 MAX_SHARED = 232448  # bytes of shared memory one program may use on the H100/H200
 
 _WORKER = r"""
@@ -40,12 +37,7 @@ json.dump(facts, sys.stdout)
 
 @pytest.fixture(scope="module")
 def compiled() -> dict:
-    environment = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), environment.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-c", _WORKER], capture_output=True, text=True, env=environment,
-                          timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+    return json.loads(run_without_interpreter(_WORKER))
 
 
 def test_left_operand_comes_from_registers(compiled):
