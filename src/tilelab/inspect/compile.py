@@ -137,10 +137,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
 
 
 def _compile_registers(gpu_target, config: str | None):
-    """The registers path's Gluon kernel, compiled through GluonASTSource (it has one configuration)."""
-    import triton
-    from triton.experimental.gluon._runtime import GluonASTSource
-
+    """The registers path's Gluon kernel (`matmul_registers.compile_for`; it has one configuration)."""
     from tilelab.ops import matmul_registers
 
     if config is not None:
@@ -149,9 +146,7 @@ def _compile_registers(gpu_target, config: str | None):
     if gpu_target.arch != 90:
         raise ValueError(f"--path registers is written for Hopper's wgmma: inspect it with --target sm_90, "
                          f"not sm_{gpu_target.arch}")
-    kernel, signature, constexprs, options = matmul_registers.inspection_source()
-    compiled = triton.compile(GluonASTSource(kernel, signature, constexprs), target=gpu_target, options=options)
-    return compiled, matmul_registers.DEFAULT_CONFIG
+    return matmul_registers.compile_for(gpu_target.arch), matmul_registers.DEFAULT_CONFIG
 
 
 def take_census(stages: dict, compiled, on_this_gpu: bool) -> dict:

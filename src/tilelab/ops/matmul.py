@@ -771,8 +771,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         if p.b_copy is not None:
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
-        # The registers path's descriptors are Gluon's (another class, the same launcher arguments).
-        host = plan.path == "registers" or isinstance(args[0], TensorDescriptor)
+        # A descriptor built on the host, Triton's or Gluon's (another class, the same launcher arguments).
+        host = hasattr(args[0], "block_shape")
         if host:  # replayed with the same shapes, strides and blocks; only the addresses change
             launch = bind_descriptor_launch(compiled, grid, tail_args, args[:3])
         else:
