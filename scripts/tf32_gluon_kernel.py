@@ -6,6 +6,10 @@ K-major TMA tile seen transposed (a legal right operand), and B^T's tile goes fr
 registers, which wgmma takes in any order as its left operand. One warp issues the TMA loads
 (warp specialization), so the MMA warps only wait on mbarriers, and each step's register load
 overlaps the previous step's wgmma.
+
+Two variants were probed in calls XX and YY: one program per tile (here) and the persistent kernel, which
+became the library's (`tilelab.kernels.matmul_tf32_registers`; it was a copy of it here then, and
+`launch_persistent` now runs the library's). The tile kernel shares the library's K step and tile order.
 """
 
 import triton
@@ -15,10 +19,11 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     fence_async_shared,
     mbarrier,
     tma,
-    warpgroup_mma,
     warpgroup_mma_wait,
 )
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+from tilelab.kernels.matmul_tf32_registers import grouped_tile, mma_step
 
 
 @gluon.jit
@@ -36,19 +41,6 @@ def _load_partition(a_desc, b_desc, a_bufs, b_bufs, ready, empty, off_m, off_n, 
 
 
 @gluon.jit
-def _mma_step(i, acc, a_bufs, b_bufs, ready, empty, frag_layout: gl.constexpr):
-    """K step i: B^T's tile into registers, wgmma on it, then retire step i - 1 and free its stage."""
-    STAGES: gl.constexpr = a_bufs.type.shape[0]
-    s = i % STAGES
-    mbarrier.wait(ready.index(s), (i // STAGES) & 1)
-    b_t = b_bufs.index(s).permute((1, 0)).load(frag_layout)
-    acc = warpgroup_mma(b_t, a_bufs.index(s).permute((1, 0)), acc, use_acc=i > 0, is_async=True)
-    acc, b_t = warpgroup_mma_wait(num_outstanding=1, deps=(acc, b_t))
-    mbarrier.arrive(empty.index((i + STAGES - 1) % STAGES), pred=i > 0)
-    return acc
-
-
-@gluon.jit
 def _mma_partition(a_bufs, b_bufs, ready, empty, k_steps, BLOCK_N: gl.constexpr, BLOCK_M: gl.constexpr,
                    num_warps: gl.constexpr):
     acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
@@ -57,30 +49,23 @@ def _mma_partition(a_bufs, b_bufs, ready, empty, k_steps, BLOCK_N: gl.constexpr,
     acc = gl.zeros([BLOCK_N, BLOCK_M], gl.float32, acc_layout)
     # Two steps per iteration: each step's registers are loaded while the other step's wgmma runs,
     # so consecutive steps must not share registers (ptxas would serialize the wgmmas).
-    for j in range(k_steps // 2):
-        acc = _mma_step(2 * j, acc, a_bufs, b_bufs, ready, empty, frag_layout)
-        acc = _mma_step(2 * j + 1, acc, a_bufs, b_bufs, ready, empty, frag_layout)
+    for j in range(k_steps // 2):  # one tile per program: its K steps are the global steps
+        acc = mma_step(2 * j, 2 * j, acc, a_bufs, b_bufs, ready, empty, frag_layout)
+        acc = mma_step(2 * j + 1, 2 * j + 1, acc, a_bufs, b_bufs, ready, empty, frag_layout)
     if k_steps % 2 == 1:
-        acc = _mma_step(k_steps - 1, acc, a_bufs, b_bufs, ready, empty, frag_layout)
+        acc = mma_step(k_steps - 1, k_steps - 1, acc, a_bufs, b_bufs, ready, empty, frag_layout)
     acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
     return (acc,)
 
 
 @gluon.jit
-def matmul_tf32_registers_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexpr,
-                                 STAGES: gl.constexpr, num_warps: gl.constexpr):
+def matmul_tf32_tile_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
+                            num_warps: gl.constexpr):
     BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
     BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
     BLOCK_N: gl.constexpr = b_desc.block_type.shape[1]
 
-    pid = gl.program_id(0)
-    grid_m = gl.cdiv(M, BLOCK_M)
-    grid_n = gl.cdiv(N, BLOCK_N)
-    width = GROUP_M * grid_n
-    first_m = (pid // width) * GROUP_M
-    rows = gl.minimum(grid_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % width) % rows
-    pid_n = (pid % width) // rows
+    pid_m, pid_n = grouped_tile(gl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     off_m = pid_m * BLOCK_M
     off_n = pid_n * BLOCK_N
     k_steps = gl.cdiv(K, BLOCK_K)
@@ -119,141 +104,20 @@ def matmul_tf32_registers_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.co
     tma.store_wait(0)
 
 
-@gluon.jit
-def _grouped_tile(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr):
-    grid_m = gl.cdiv(M, BLOCK_M)
-    grid_n = gl.cdiv(N, BLOCK_N)
-    width = GROUP_M * grid_n
-    first_m = (tile // width) * GROUP_M
-    rows = gl.minimum(grid_m - first_m, GROUP_M)
-    return first_m + (tile % width) % rows, (tile % width) // rows
+def launch_persistent(a, b, c, block_m=256, block_n=128, block_k=32, stages=4, group_m=8, num_warps=8):
+    """The library's persistent registers kernel with these tiles (`tilelab.ops.matmul_registers.launch`)."""
+    from tilelab.ops.matmul_hopper import device_sms
+    from tilelab.ops.matmul_registers import RegistersConfig
+    from tilelab.ops.matmul_registers import launch as library_launch
+
+    config = RegistersConfig(block_m, block_n, block_k, stages, group_m, num_warps)
+    return library_launch(a, b, c, config, device_sms(a.device))[0]
 
 
-@gluon.jit
-def _persistent_load_partition(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M: gl.constexpr):
-    STAGES: gl.constexpr = a_bufs.type.shape[0]
-    BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
-    BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
-    BLOCK_N: gl.constexpr = b_desc.block_type.shape[1]
-    tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-    k_steps = gl.cdiv(K, BLOCK_K)
-    it = 0
-    for tile in range(gl.program_id(0), tiles, gl.num_programs(0)):
-        pid_m, pid_n = _grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        for kk in range(k_steps):
-            s = it % STAGES
-            mbarrier.wait(empty.index(s), ((it // STAGES) & 1) ^ 1)
-            mbarrier.expect(ready.index(s), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
-            tma.async_copy_global_to_shared(a_desc, [pid_m * BLOCK_M, kk * BLOCK_K], ready.index(s), a_bufs.index(s))
-            tma.async_copy_global_to_shared(b_desc, [kk * BLOCK_K, pid_n * BLOCK_N], ready.index(s), b_bufs.index(s))
-            it += 1
-
-
-@gluon.jit
-def _persistent_step(it, kk, acc, a_bufs, b_bufs, ready, empty, frag_layout: gl.constexpr):
-    STAGES: gl.constexpr = a_bufs.type.shape[0]
-    s = it % STAGES
-    mbarrier.wait(ready.index(s), (it // STAGES) & 1)
-    b_t = b_bufs.index(s).permute((1, 0)).load(frag_layout)
-    acc = warpgroup_mma(b_t, a_bufs.index(s).permute((1, 0)), acc, use_acc=kk > 0, is_async=True)
-    acc, b_t = warpgroup_mma_wait(num_outstanding=1, deps=(acc, b_t))
-    mbarrier.arrive(empty.index((it + STAGES - 1) % STAGES), pred=it > 0)
-    return acc
-
-
-@gluon.jit
-def _store_quarters(c_desc, c_smem, acc, off_m, off_n):
-    """acc is C^T's tile [BLOCK_N, BLOCK_M]; store it as four [BLOCK_M / 4, BLOCK_N] row blocks of C through
-    one staging buffer a quarter of the tile's size (the stages keep the rest of shared memory)."""
-    BLOCK_N: gl.constexpr = acc.type.shape[0]
-    BLOCK_M: gl.constexpr = acc.type.shape[1]
-    QUARTER: gl.constexpr = BLOCK_M // 4
-    # m = 2 * QUARTER * a + QUARTER * b + r: each thread's values split by (a, b) without moving.
-    parts = gl.permute(gl.reshape(acc, (BLOCK_N, 2, 2, QUARTER)), (0, 3, 1, 2))
-    low, high = gl.split(parts)  # b = 0, b = 1
-    q0, q2 = gl.split(low)
-    q1, q3 = gl.split(high)
-    tma.store_wait(0)  # the previous tile's last store has left the buffer
-    c_smem.store(gl.permute(q0, (1, 0)))
-    fence_async_shared()
-    tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
-    tma.store_wait(0)
-    c_smem.store(gl.permute(q1, (1, 0)))
-    fence_async_shared()
-    tma.async_copy_shared_to_global(c_desc, [off_m + QUARTER, off_n], c_smem)
-    tma.store_wait(0)
-    c_smem.store(gl.permute(q2, (1, 0)))
-    fence_async_shared()
-    tma.async_copy_shared_to_global(c_desc, [off_m + 2 * QUARTER, off_n], c_smem)
-    tma.store_wait(0)
-    c_smem.store(gl.permute(q3, (1, 0)))
-    fence_async_shared()
-    tma.async_copy_shared_to_global(c_desc, [off_m + 3 * QUARTER, off_n], c_smem)
-
-
-@gluon.jit
-def _persistent_mma_partition(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M: gl.constexpr,
-                              BLOCK_N: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_K: gl.constexpr,
-                              num_warps: gl.constexpr):
-    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
-                                                         instr_shape=[16, BLOCK_M, 8])
-    frag_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc_layout, k_width=1)
-    tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-    k_steps = gl.cdiv(K, BLOCK_K)
-    it = 0
-    for tile in range(gl.program_id(0), tiles, gl.num_programs(0)):
-        pid_m, pid_n = _grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        acc = gl.zeros([BLOCK_N, BLOCK_M], gl.float32, acc_layout)
-        for j in range(k_steps // 2):
-            acc = _persistent_step(it, 2 * j, acc, a_bufs, b_bufs, ready, empty, frag_layout)
-            acc = _persistent_step(it + 1, 2 * j + 1, acc, a_bufs, b_bufs, ready, empty, frag_layout)
-            it += 2
-        if k_steps % 2 == 1:
-            acc = _persistent_step(it, k_steps - 1, acc, a_bufs, b_bufs, ready, empty, frag_layout)
-            it += 1
-        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-        _store_quarters(c_desc, c_smem, acc, pid_m * BLOCK_M, pid_n * BLOCK_N)
-    tma.store_wait(0)
-
-
-@gluon.jit
-def matmul_tf32_registers_persistent_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexpr,
-                                            STAGES: gl.constexpr, num_warps: gl.constexpr):
-    BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
-    BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
-    BLOCK_N: gl.constexpr = b_desc.block_type.shape[1]
-    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], a_desc.layout)
-    b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES, BLOCK_K, BLOCK_N], b_desc.layout)
-    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    c_smem = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
-    for s in gl.static_range(STAGES):
-        mbarrier.init(ready.index(s), count=1)
-        mbarrier.init(empty.index(s), count=1)
-    gl.warp_specialize([
-        (_persistent_mma_partition, (a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M,
-                                     BLOCK_N, BLOCK_M, BLOCK_K, num_warps)),
-        (_persistent_load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M)),
-    ], [1], [24])
-
-
-def launch_persistent(a, b, c, block_m=256, block_n=128, block_k=32, stages=4, group_m=8, num_warps=8,
-                      programs=None):
-    M, K = a.shape
-    N = b.shape[1]
-    a_desc, b_desc, c_desc = descriptors(a, b, c, block_m, block_n, block_k, block_n, c_rows=block_m // 4)
-    tiles = triton.cdiv(M, block_m) * triton.cdiv(N, block_n)
-    if programs is None:
-        from tilelab.ops.matmul_hopper import balanced_programs, device_sms
-        programs = balanced_programs(tiles, device_sms(a.device))
-    return matmul_tf32_registers_persistent_kernel[(programs,)](a_desc, b_desc, c_desc, M, N, K, group_m,
-                                                               stages, num_warps=num_warps)
-
-
-def descriptors(a, b, c, block_m, block_n, block_k, sub_n, c_rows=None):
+def descriptors(a, b, c, block_m, block_n, block_k, sub_n):
     def desc(t, block):
         return TensorDescriptor.from_tensor(t, block, gl.NVMMASharedLayout.get_default_for(block, gl.float32))
-    return desc(a, [block_m, block_k]), desc(b, [block_k, block_n]), desc(c, [c_rows or block_m, sub_n])
+    return desc(a, [block_m, block_k]), desc(b, [block_k, block_n]), desc(c, [block_m, sub_n])
 
 
 def launch(a, b, c, block_m=256, block_n=128, block_k=32, stages=3, group_m=8, num_warps=8, subtile=True,
@@ -264,8 +128,8 @@ def launch(a, b, c, block_m=256, block_n=128, block_k=32, stages=3, group_m=8, n
     a_desc, b_desc, c_desc = descriptors(a, b, c, block_m, block_n, block_k, sub_n)
     grid = (triton.cdiv(M, block_m) * triton.cdiv(N, block_n),)
     extra = {} if maxnreg is None else {"maxnreg": maxnreg}
-    return matmul_tf32_registers_kernel[grid](a_desc, b_desc, c_desc, M, N, K, group_m, stages,
-                                              num_warps=num_warps, **extra)
+    return matmul_tf32_tile_kernel[grid](a_desc, b_desc, c_desc, M, N, K, group_m, stages, num_warps=num_warps,
+                                         **extra)
 
 
 def compile_for_sm90(block_m=256, block_n=128, block_k=32, stages=3, group_m=8, num_warps=8, subtile=True,
@@ -282,7 +146,7 @@ def compile_for_sm90(block_m=256, block_n=128, block_k=32, stages=3, group_m=8, 
     signature = {name: mangle_type(d) for name, d in zip(("a_desc", "b_desc", "c_desc"), descs, strict=True)}
     signature.update(M="i32", N="i32", K="i32", GROUP_M="constexpr", STAGES="constexpr", num_warps="constexpr")
     constexprs = {"GROUP_M": group_m, "STAGES": stages, "num_warps": num_warps}
-    source = GluonASTSource(matmul_tf32_registers_kernel, signature, constexprs)
+    source = GluonASTSource(matmul_tf32_tile_kernel, signature, constexprs)
     options = {"num_warps": num_warps}
     if maxnreg is not None:
         options["maxnreg"] = maxnreg
@@ -309,19 +173,3 @@ if __name__ == "__main__":
         if "-v" in sys.argv:
             print(sorted(set(re.findall(r"wgmma\.mma_async[^ ]*", ptx))))
 
-
-def compile_persistent_for_sm90(block_m=256, block_n=128, block_k=32, stages=4, group_m=8, num_warps=8):
-    import torch
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-    from triton.runtime.jit import mangle_type
-
-    a, b, c = (torch.empty(4096, 4096) for _ in range(3))
-    descs = descriptors(a, b, c, block_m, block_n, block_k, block_n, c_rows=block_m // 4)
-    signature = {name: mangle_type(d) for name, d in zip(("a_desc", "b_desc", "c_desc"), descs, strict=True)}
-    signature.update({
-                 "M": "i32", "N": "i32", "K": "i32", "GROUP_M": "constexpr", "STAGES": "constexpr",
-                 "num_warps": "constexpr"})
-    constexprs = {"GROUP_M": group_m, "STAGES": stages, "num_warps": num_warps}
-    source = GluonASTSource(matmul_tf32_registers_persistent_kernel, signature, constexprs)
-    return triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
