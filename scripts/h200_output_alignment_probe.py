@@ -15,7 +15,7 @@ import argparse
 import torch
 
 import tilelab
-from scripts.turns import report_in_turns
+from scripts.turns import planned, report_in_turns
 from tilelab.ops import matmul as matmul_op
 
 LINE = 128  # bytes
@@ -29,19 +29,6 @@ def line_aligned_stride(real):
     return stride
 
 
-def planned_call(a, b, stride=None):
-    def run():
-        matmul_op._REPLAYS.clear()
-        real = matmul_op.padded_row_stride
-        if stride is not None:
-            matmul_op.padded_row_stride = stride
-        try:
-            return tilelab.matmul(a, b)
-        finally:
-            matmul_op.padded_row_stride = real
-    return run
-
-
 def probe(dtype: torch.dtype, size: int, rounds: int) -> None:
     a = torch.randn(size, size, device="cuda").to(dtype)
     b = torch.randn(size, size, device="cuda").to(dtype)
@@ -49,8 +36,8 @@ def probe(dtype: torch.dtype, size: int, rounds: int) -> None:
     print(f"C row stride: {matmul_op.padded_row_stride(size, a.element_size())} elements, line-aligned: "
           f"{aligned(size, a.element_size())}", flush=True)
     variants = {"torch": lambda: torch.mm(a, b), "library default (replayed)": lambda: tilelab.matmul(a, b),
-                "planned, C rows 16-byte padded": planned_call(a, b),
-                "planned, C rows 128-byte padded": planned_call(a, b, aligned)}
+                "planned, C rows 16-byte padded": planned(lambda: tilelab.matmul(a, b)),
+                "planned, C rows 128-byte padded": planned(lambda: tilelab.matmul(a, b), padded_row_stride=aligned)}
     report_in_turns(f"== {size}^3 {dtype}", variants, rounds, reference=a.double() @ b.double(), by_time=True)
 
 

@@ -16,27 +16,16 @@ import argparse
 import torch
 
 import tilelab
-from scripts.turns import report_in_turns
+from scripts.turns import planned, report_in_turns
 from tilelab.ops import matmul as matmul_op
-
-
-def planned_call(a, b, threshold):
-    def run():
-        matmul_op._REPLAYS.clear()
-        real = matmul_op.ALIGN_COPY_MIN_WORK
-        matmul_op.ALIGN_COPY_MIN_WORK = threshold
-        try:
-            return tilelab.matmul(a, b)
-        finally:
-            matmul_op.ALIGN_COPY_MIN_WORK = real
-    return run
 
 
 def probe(dtype: torch.dtype, size: int, rounds: int) -> None:
     a = torch.randn(size, size, device="cuda").to(dtype)
     b = torch.randn(size, size, device="cuda").to(dtype)
-    variants = {"torch": lambda: torch.mm(a, b), "copies onto lines": planned_call(a, b, 0),
-                "no copies": planned_call(a, b, float("inf"))}
+    variants = {"torch": lambda: torch.mm(a, b),
+                "copies onto lines": planned(lambda: tilelab.matmul(a, b), ALIGN_COPY_MIN_WORK=0),
+                "no copies": planned(lambda: tilelab.matmul(a, b), ALIGN_COPY_MIN_WORK=float("inf"))}
     matmul_op.ALIGN_COPY_MIN_WORK, saved = 0, matmul_op.ALIGN_COPY_MIN_WORK
     plan = matmul_op.describe_plan(a, b)
     matmul_op.ALIGN_COPY_MIN_WORK = saved

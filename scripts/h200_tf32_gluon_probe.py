@@ -14,6 +14,7 @@ import argparse
 import torch
 
 import tilelab
+from scripts.h200_tf32_register_probe import tf32_baselines
 from scripts.tf32_gluon_kernel import launch as gluon_launch
 from scripts.tf32_gluon_kernel import launch_persistent
 from scripts.turns import report_in_turns
@@ -65,12 +66,7 @@ def check(shapes) -> None:
 def probe(size: int, rounds: int) -> None:
     a = torch.randn(size, size, device="cuda")
     b = torch.randn(size, size, device="cuda")
-    b_k_major = b.t().contiguous().t()
-    variants = {
-        "torch.mm (TF32)": lambda: torch.mm(a, b),
-        "tilelab default (copy of B + persistent)": lambda: tilelab.matmul(a, b),
-        "tilelab, B already K-major (no copy)": lambda: tilelab.matmul(a, b_k_major),
-    }
+    variants = tf32_baselines(a, b)
     for config in CONFIGS:
         variants[label(*config)] = variant(a, b, *config)
     report_in_turns(f"{size}^3 float32/tf32", variants, rounds, baseline="torch.mm (TF32)",

@@ -109,15 +109,21 @@ def check(sizes) -> None:
             print(f"  {label(*config)}: err {relative_error(register_variant(a, b, *config)(), ref):.2e}", flush=True)
 
 
+def tf32_baselines(a, b) -> dict:
+    """What a tf32 kernel for a row-major B competes with: torch.mm (TF32), the library's copy of B + persistent
+    kernel (its default until the registers path), and that kernel alone on a B already stored [N, K]."""
+    b_k_major = b.t().contiguous().t()
+    return {
+        "torch.mm (TF32)": lambda: torch.mm(a, b),
+        "tilelab default (copy of B + persistent)": lambda: tilelab.matmul(a, b, path="persistent"),
+        "tilelab, B already K-major (no copy)": lambda: tilelab.matmul(a, b_k_major),
+    }
+
+
 def probe(size: int, rounds: int) -> None:
     a = torch.randn(size, size, device="cuda")
     b = torch.randn(size, size, device="cuda")
-    b_k_major = b.t().contiguous().t()
-    variants = {
-        "torch.mm (TF32)": lambda: torch.mm(a, b),
-        "tilelab default (copy of B + persistent)": lambda: tilelab.matmul(a, b),
-        "tilelab, B already K-major (no copy)": lambda: tilelab.matmul(a, b_k_major),
-    }
+    variants = tf32_baselines(a, b)
     for config in CONFIGS:
         variants[label(*config)] = register_variant(a, b, *config)
     report_in_turns(f"{size}^3 float32/tf32", variants, rounds, baseline="torch.mm (TF32)",

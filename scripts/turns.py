@@ -4,7 +4,9 @@ The H200's clock drifts under sustained load (results/h200-sustained-probe.log),
 variant a little at a time, round after round, and keeps each one's median.
 """
 
+import contextlib
 import statistics
+from unittest import mock
 
 from tilelab import tuning
 from tilelab.reference import relative_error
@@ -50,3 +52,15 @@ def report_in_turns(title: str, variants: dict, rounds: int, *, reference=None, 
         err = f" err {errors[name]:.1e}" if name in errors else ""
         print(f"  {name:{width}s} {ms * 1e3:8.1f} us ({base_ms / ms:.3f}x {baseline}){err}", flush=True)
     return medians
+
+
+def planned(fn, **attributes):
+    """`fn` made to plan every call: tilelab.matmul's recorded launches are forgotten first, and the named
+    attributes of tilelab.ops.matmul (a threshold, a stride rule) are replaced for the call's duration."""
+    from tilelab.ops import matmul as matmul_op
+
+    def run():
+        matmul_op._REPLAYS.clear()
+        with mock.patch.multiple(matmul_op, **attributes) if attributes else contextlib.nullcontext():
+            return fn()
+    return run
