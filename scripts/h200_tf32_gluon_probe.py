@@ -14,10 +14,9 @@ import argparse
 import torch
 
 import tilelab
-from scripts.h200_tf32_register_probe import tf32_baselines
+from scripts.h200_tf32_register_probe import tf32_probe
 from scripts.tf32_gluon_kernel import launch as gluon_launch
 from scripts.tf32_gluon_kernel import launch_persistent
-from scripts.turns import report_in_turns
 from tilelab.reference import relative_error
 
 # kind, block_m, block_n, block_k, stages, GROUP_M (acc is C^T's [block_n, block_m] tile; 8 warps = 2 warp
@@ -63,16 +62,6 @@ def check(shapes) -> None:
                 print(f"  {label(*config)}: failed {type(error).__name__}: {str(error)[:300]}", flush=True)
 
 
-def probe(size: int, rounds: int) -> None:
-    a = torch.randn(size, size, device="cuda")
-    b = torch.randn(size, size, device="cuda")
-    variants = tf32_baselines(a, b)
-    for config in CONFIGS:
-        variants[label(*config)] = variant(a, b, *config)
-    report_in_turns(f"{size}^3 float32/tf32", variants, rounds, baseline="torch.mm (TF32)",
-                    reference=(a.double() @ b.double()) if size <= 4096 else None)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=6)
@@ -80,7 +69,7 @@ def main() -> None:
     torch.backends.cuda.matmul.allow_tf32 = True
     check([(1000, 1000, 1000), (257, 520, 36), (300, 260, 80), (64, 8, 4), (2100, 1500, 700)])
     for size in (4096, 8192):
-        probe(size, args.rounds)
+        tf32_probe(size, args.rounds, lambda a, b: {label(*c): variant(a, b, *c) for c in CONFIGS})
 
 
 if __name__ == "__main__":

@@ -109,23 +109,19 @@ def check(sizes) -> None:
             print(f"  {label(*config)}: err {relative_error(register_variant(a, b, *config)(), ref):.2e}", flush=True)
 
 
-def tf32_baselines(a, b) -> dict:
-    """What a tf32 kernel for a row-major B competes with: torch.mm (TF32), the library's copy of B + persistent
-    kernel (its default until the registers path), and that kernel alone on a B already stored [N, K]."""
+def tf32_probe(size: int, rounds: int, kernels) -> None:
+    """`kernels(a, b)` ({label: launch}) in turns at size^3 with what a tf32 kernel for a row-major B competes
+    with: torch.mm (TF32), the library's copy of B + persistent kernel (its default until the registers path),
+    and that kernel alone on a B already stored [N, K]."""
+    a = torch.randn(size, size, device="cuda")
+    b = torch.randn(size, size, device="cuda")
     b_k_major = b.t().contiguous().t()
-    return {
+    variants = {
         "torch.mm (TF32)": lambda: torch.mm(a, b),
         "tilelab default (copy of B + persistent)": lambda: tilelab.matmul(a, b, path="persistent"),
         "tilelab, B already K-major (no copy)": lambda: tilelab.matmul(a, b_k_major),
+        **kernels(a, b),
     }
-
-
-def probe(size: int, rounds: int) -> None:
-    a = torch.randn(size, size, device="cuda")
-    b = torch.randn(size, size, device="cuda")
-    variants = tf32_baselines(a, b)
-    for config in CONFIGS:
-        variants[label(*config)] = register_variant(a, b, *config)
     report_in_turns(f"{size}^3 float32/tf32", variants, rounds, baseline="torch.mm (TF32)",
                     reference=(a.double() @ b.double()) if size <= 4096 else None)
 
@@ -137,7 +133,7 @@ def main() -> None:
     torch.backends.cuda.matmul.allow_tf32 = True
     check([(1000, 1000, 1000), (257, 520, 36)])
     for size in (4096, 8192):
-        probe(size, args.rounds)
+        tf32_probe(size, args.rounds, lambda a, b: {label(*c): register_variant(a, b, *c) for c in CONFIGS})
 
 
 if __name__ == "__main__":
