@@ -204,6 +204,34 @@ def test_split_k_strided_operands_and_batches(device, rng):
     assert relative_error(c, torch.matmul(a.double(), b.double())) <= 2e-5
 
 
+@pytest.mark.parametrize("m,n,k,batch,dtype,align", [
+    (24, 40, 56, 1, torch.float16, 8),  # every size and row a multiple of 8 elements, not 16; K ragged
+    (33, 60, 100, 1, torch.float16, 4),
+    (9, 6, 10, 3, torch.float16, 2),  # batched: the batch strides must be multiples too
+    (17, 12, 36, 2, torch.float32, 4),  # 16 bytes is 4 float32 elements
+])
+def test_split_k_with_proven_alignment(m, n, k, batch, dtype, align, device, rng):
+    # The kernel rewrites N, K and the strides as (x // ALIGN) * ALIGN: an ALIGN that does not divide them
+    # would drop the last columns, rows or K steps, and the comparison would catch it.
+    a = randn((batch, m, k), dtype, device, rng)
+    b = randn((batch, k, n), dtype, device, rng)
+    c = torch.full((batch, m, n), float("nan"), dtype=dtype, device=device)
+    assert hopper.split_k_align(a, b, c, n, k) == align
+    config = HopperConfig(16, 32, 16, group_m=2, num_warps=4, num_stages=1, epilogue_subtile=False, split_k=3)
+    launch_split_k(a, b, c, m, n, k, "ieee", config)
+    check(c, a, b, dtype, f"align {align}")
+
+
+def test_split_k_align_needs_c_to_share_it(device, rng):
+    a = randn((1, 24, 56), torch.float16, device, rng)
+    b = randn((1, 56, 40), torch.float16, device, rng)
+    assert hopper.split_k_align(a, b, torch.empty(1, 24, 40, dtype=torch.float16), 40, 56) == 8
+    rows_of_44 = torch.empty(1, 24, 44, dtype=torch.float16)[:, :, :40]
+    assert hopper.split_k_align(a, b, rows_of_44, 40, 56) == 4
+    column_major = torch.empty(1, 40, 24, dtype=torch.float16).transpose(1, 2)
+    assert hopper.split_k_align(a, b, column_major, 40, 56) == 1
+
+
 @pytest.mark.parametrize("batch", [1, 3])
 def test_split_k_descriptors_host_built_for_one_gemm_in_kernel_for_a_batch(batch, device, rng, monkeypatch):
     from tilelab.ops import matmul_hopper

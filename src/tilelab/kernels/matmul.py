@@ -49,6 +49,14 @@ def known_multiple(x, FACTOR: tl.constexpr):
 
 
 @triton.jit
+def known_multiples(N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm, FACTOR: tl.constexpr):
+    """`known_multiple` of a pointer kernel's sizes and row-major strides, all checked by its launcher."""
+    return (known_multiple(N, FACTOR), known_multiple(K, FACTOR), known_multiple(stride_ab, FACTOR),
+            known_multiple(stride_am, FACTOR), known_multiple(stride_bb, FACTOR), known_multiple(stride_bk, FACTOR),
+            known_multiple(stride_cb, FACTOR), known_multiple(stride_cm, FACTOR))
+
+
+@triton.jit
 def matmul_pointer_kernel(
     a_ptr, b_ptr, c_ptr,
     M, N, K,
@@ -69,14 +77,8 @@ def matmul_pointer_kernel(
     ALIGN-element runs: the loads and stores can be vectorized.
     """
     if ALIGN > 1:
-        N = known_multiple(N, ALIGN)
-        K = known_multiple(K, ALIGN)
-        stride_ab = known_multiple(stride_ab, ALIGN)
-        stride_am = known_multiple(stride_am, ALIGN)
-        stride_bb = known_multiple(stride_bb, ALIGN)
-        stride_bk = known_multiple(stride_bk, ALIGN)
-        stride_cb = known_multiple(stride_cb, ALIGN)
-        stride_cm = known_multiple(stride_cm, ALIGN)
+        N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm = known_multiples(
+            N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm, ALIGN)
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     batch = tl.program_id(1)
     if OFFSETS_64:

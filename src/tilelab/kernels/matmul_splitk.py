@@ -23,7 +23,7 @@ reads through tensor descriptors (TMA on Hopper; the operand conventions of
 import triton
 import triton.language as tl
 
-from tilelab.kernels.matmul import grouped_tile, load_operand_tiles, operand_descriptors
+from tilelab.kernels.matmul import grouped_tile, known_multiples, load_operand_tiles, operand_descriptors
 
 
 @triton.jit
@@ -68,12 +68,18 @@ def matmul_splitk_kernel(
     INPUT_PRECISION: tl.constexpr,
     OFFSETS_64: tl.constexpr,
     EVEN_K: tl.constexpr,
+    ALIGN: tl.constexpr,
 ):
     """One K slice of one tile: its partial product, then `finish_split_tile`.
 
-    EVEN_K (K % BLOCK_K == 0): every K step is whole, so loads need no K mask
-    and stay vectorized along K.
+    EVEN_K (K % BLOCK_K == 0): every K step is whole, so loads need no K mask.
+    ALIGN > 1: as `matmul_pointer_kernel`'s, N, K and the row and batch
+    strides are multiples of ALIGN elements (the launcher checked), so the
+    loads and stores can be vectorized; the workspace rows are N long.
     """
+    if ALIGN > 1:
+        N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm = known_multiples(
+            N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm, ALIGN)
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     k_slice = tl.program_id(1)
     batch = tl.program_id(2).to(tl.int64)

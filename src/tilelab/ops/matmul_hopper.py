@@ -13,6 +13,7 @@ have; the candidate lists below are the starting points for the H200.
 
 import dataclasses
 import functools
+import math
 
 import torch
 import triton
@@ -30,6 +31,7 @@ from tilelab.ops.matmul import (
     _stream_getter,
     host_descriptors,
     host_operand_descriptors,
+    pointer_align,
 )
 from tilelab.tuning import SHARED_MEMORY_BUDGET, Config
 
@@ -340,6 +342,18 @@ def split_k_counters(device: torch.device, needed: int) -> torch.Tensor:
     return counters
 
 
+def split_k_align(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, n: int, k: int) -> int:
+    """ALIGN for `matmul_splitk_kernel`: `pointer_align`'s, cut to what C's row and batch strides share.
+
+    Without it, fp16 rows of 1000 elements (16-byte aligned, but not multiples of 16 elements, which is all
+    Triton proves by itself) load two bytes at a time: 250 us at 1000^3 on the H200 instead of about 13
+    (results/h200-1000-splitk-probe.log).
+    """
+    if c3.stride(2) != 1:
+        return 1
+    return math.gcd(pointer_align(a3, b3, n, k), c3.stride(1), c3.stride(0) if c3.shape[0] > 1 else 0)
+
+
 def split_k_workspace(batch: int, split_k: int, m: int, n: int, device) -> torch.Tensor:
     """The float32 partial tiles, [batch, split_k, M, N] (a 1-element stand-in when split_k is 1)."""
     if split_k == 1:
@@ -402,7 +416,7 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
                     _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
                     _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
                     c_part.stride(0), c_part.stride(1), c_part.stride(2),
-                    *tiling.values(), offsets_64, k % config.block_k == 0)
+                    *tiling.values(), offsets_64, k % config.block_k == 0, split_k_align(a3, b3, c3, n, k))
             kernel = matmul_splitk_kernel
         compiled = kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return workspace, compiled, grid, args
@@ -454,7 +468,7 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
             kernel = matmul_splitk_kernel
             ints = ["M", "N", "K", "stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn",
                     *c_strides]
-            meta.update(OFFSETS_64=False, EVEN_K=True)
+            meta.update(OFFSETS_64=False, EVEN_K=True, ALIGN=1)
         else:
             kernel = matmul_splitk_descriptor_kernel
             ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row", *c_strides]
