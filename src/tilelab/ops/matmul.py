@@ -18,7 +18,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from tilelab import contracts, env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
-from tilelab.tuning import Config
+from tilelab.tuning import Config, ceil_div
 
 PATHS = ("pointer", "descriptor", "persistent", "splitk", "registers")
 PRECISIONS = ("tf32", "tf32x3", "ieee")
@@ -224,7 +224,7 @@ def _split_k_pays_off(device: torch.device, batch: int, m: int, n: int, k: int) 
         return False  # the interpreter teaches the one-pass kernels unless asked (path="splitk")
     from tilelab.ops import matmul_hopper
 
-    tiles = batch * triton.cdiv(m, SPLIT_K_TILE) * triton.cdiv(n, SPLIT_K_TILE)
+    tiles = batch * ceil_div(m, SPLIT_K_TILE) * ceil_div(n, SPLIT_K_TILE)
     return k >= SPLIT_K_MIN_K and 2 * tiles <= matmul_hopper.device_sms(device)
 
 
@@ -300,7 +300,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
 
 def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int):
     """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
-    grid_tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    grid_tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
     batch = c3.shape[0]
     kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
     if plan.path == "descriptor" and batch > 1:
@@ -508,7 +508,7 @@ def _transposed_copy(x: torch.Tensor):
     launches = []
     for start in range(0, batch, MAX_GRID_Y):
         src, dst = x[start:start + MAX_GRID_Y], out[start:start + MAX_GRID_Y]
-        grid = (triton.cdiv(rows, TRANSPOSE_BLOCK), triton.cdiv(cols, TRANSPOSE_BLOCK), src.shape[0])
+        grid = (ceil_div(rows, TRANSPOSE_BLOCK), ceil_div(cols, TRANSPOSE_BLOCK), src.shape[0])
         args = (src, dst, rows, cols, *src.stride(), *dst.stride(), TRANSPOSE_BLOCK, TRANSPOSE_BLOCK)
         launches.append((transpose_kernel[grid](*args, num_warps=4), grid, args))
     return out, (launches[0] if len(launches) == 1 else None)
@@ -922,7 +922,7 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         config = persistent_config(plan, p, c_probe)
         described["config"] = dataclasses.asdict(config)
         described["host_descriptors"] = matmul_hopper.persistent_host_descriptors(1 if one_gemm else 2, config)
-        tiles = triton.cdiv(p.m, config.block_m) * triton.cdiv(p.n, config.block_n)
+        tiles = ceil_div(p.m, config.block_m) * ceil_div(p.n, config.block_n)
         gemms = min(max(p.a3.shape[0], p.b3.shape[0]), MAX_GRID_Y)
         # programs per GEMM, as launch_persistent's grid gives them (balanced_programs)
         described["programs"] = matmul_hopper.persistent_grid(tiles, gemms, matmul_hopper.device_sms(a.device))[0]

@@ -10,6 +10,7 @@ import torch
 import triton
 
 from tilelab import contracts, env
+from tilelab.tuning import ceil_div
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +80,7 @@ def pays_off(m: int, n: int, k: int, sms: int, config: RegistersConfig = DEFAULT
     """Whether `tilelab.matmul` takes this path by default (given `unsupported_reason` is None): its tiles fill
     REGISTERS_MIN_FILL of the SMs (few large tiles lose to the copy and smaller tiles), and the problem is a
     real matrix product (N and K above 1)."""
-    tiles = triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n)
+    tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
     return n > 1 and k > 1 and tiles >= REGISTERS_MIN_FILL * sms
 
 
@@ -113,7 +114,7 @@ def programs(m: int, n: int, config: RegistersConfig, sms: int) -> int:
     """The persistent grid: tiles shared evenly over at most one program per SM (`balanced_programs`)."""
     from tilelab.ops.matmul_hopper import balanced_programs
 
-    return balanced_programs(triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), sms)
+    return balanced_programs(ceil_div(m, config.block_m) * ceil_div(n, config.block_n), sms)
 
 
 def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: RegistersConfig, sms: int):
