@@ -43,10 +43,12 @@ class Config:
         return cls(**{f.name: d[f.name] for f in dataclasses.fields(cls) if f.name in d})
 
     def shared_memory_bytes(self, element_size: int, out_element_size: int = 0) -> int:
-        """Shared memory: one A and one B tile per pipeline stage, plus the C tile when the epilogue stages it
-        there (descriptor stores)."""
+        """Shared memory: one A and one B tile per pipeline stage, and the C tile when the epilogue stages it
+        there (descriptor stores). Triton 3.6 puts a 2-byte C tile in the pipeline's buffers, free after the
+        loop; a 4-byte one needs room of its own (sm_90 compiles, tests/unit/test_descriptor_shared_memory.py)."""
         pipeline = (self.block_m + self.block_n) * self.block_k * element_size * self.num_stages
-        return pipeline + self.block_m * self.block_n * out_element_size
+        c_tile = self.block_m * self.block_n * out_element_size
+        return max(pipeline, c_tile) if out_element_size <= 2 else pipeline + c_tile
 
 
 # The seed lesson's configuration: small square-ish tiles, plain row-major tile order.
@@ -84,6 +86,9 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     # Added in session 6: 64x128x128 with a fourth stage. As split-K tiles at 128x4096x4096 they measured 20.5 us
     # (results/h200-skinny-probe.log) where the 3-stage ones took 23.3 us in tuning (tuned/h200.json).
     Config(64, 128, 128, 8, num_warps=4, num_stages=4),
+    # Added in session 9: the large tile with a fourth stage, on the descriptor path at fp16 3000^3 (rows off
+    # 32-byte sectors) 110.2 us against 119.1 with 3 (results/h200-line-alignment-paths-probe.log).
+    Config(128, 256, 64, 8, num_warps=8, num_stages=4),
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)

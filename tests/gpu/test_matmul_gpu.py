@@ -56,6 +56,30 @@ def test_precision_ladder_against_torch(rng):
     assert errors["torch"] < 1e-5, errors
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("m,n,k,expected", [
+    (2600, 2600, 2600, "descriptor"),  # 5200-byte rows, 16 bytes into a sector: one program per tile
+    (2600, 2624, 2624, "persistent"),  # 5248-byte rows: on sectors
+])
+def test_large_problems_on_rows_off_sectors_take_the_descriptor_path(m, n, k, expected, dtype, rng):
+    a = randn((m, k), dtype, "cuda", rng)
+    b = randn((k, n), dtype, "cuda", rng)
+    assert matmul_op.describe_plan(a, b)["path"] == expected
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label=f"{m}x{n}x{k} {dtype}")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_split_k_on_rows_of_1000_elements_loads_whole_vectors(dtype, rng):
+    from tilelab.ops import matmul_hopper
+
+    a = randn((128, 8192), dtype, "cuda", rng)
+    b = randn((8192, 1000), dtype, "cuda", rng)
+    assert matmul_op.describe_plan(a, b)["path"] == "splitk"
+    c = torch.empty(1, 128, 1000, dtype=dtype, device="cuda")
+    assert matmul_hopper.split_k_align(a[None], b[None], c, 1000, 8192) == 8
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label=f"split-K 128x1000x8192 {dtype}")
+
+
 def _tunable():
     """Every (path, dtype, config) the tuner may choose, for skinny and large problems."""
     cases = {}

@@ -332,6 +332,30 @@ def test_planner_path_follows_work_and_batch(monkeypatch, m, n, k, batch, expect
     assert matmul_op.plan_matmul(a, b, None, "tf32", None).path == expected
 
 
+@pytest.mark.parametrize("m,n,k,dtype,precision,expected", [
+    (4000, 4000, 4000, torch.float16, "tf32", "persistent"),  # 8000-byte rows: off 128-byte lines, on sectors
+    (3000, 3000, 3000, torch.float16, "tf32", "descriptor"),  # 6000-byte rows, 16 bytes into a sector
+    (4096, 3000, 4096, torch.bfloat16, "tf32", "descriptor"),  # only B's rows are off sectors
+    (4096, 4096, 3000, torch.float16, "tf32", "descriptor"),  # only A's
+    (3004, 3004, 3004, torch.float32, "tf32", "persistent"),  # the rule is for 2-byte rows (measured there)
+    (3004, 3004, 3004, torch.float32, "ieee", "descriptor"),  # full float32: one program per tile
+])
+def test_persistent_kernel_needs_rows_on_sectors(monkeypatch, m, n, k, dtype, precision, expected):
+    _on_fake_hopper(monkeypatch)
+    a = torch.empty(1, m, k, dtype=dtype)
+    b = torch.empty(1, k, n, dtype=dtype)
+    assert matmul_op.plan_matmul(a, b, None, precision, None).path == expected
+
+
+def test_rows_on_sectors_looks_at_base_and_strides():
+    x = torch.empty(1, 64, 4096, dtype=torch.float16)
+    assert matmul_op.rows_on_sectors(x, matmul_op.operand_layout(x))
+    shifted = x[:, :, 8:]  # 16 bytes in: TMA can still read it, but every row starts mid-sector
+    assert not matmul_op.rows_on_sectors(shifted, matmul_op.operand_layout(shifted))
+    batch = torch.empty(3, 64 * 4096 + 8, dtype=torch.float16)[:, : 64 * 4096].view(3, 64, 4096)
+    assert not matmul_op.rows_on_sectors(batch, matmul_op.operand_layout(batch))  # batch stride 16 bytes off
+
+
 def test_tensor_map_cache_encodes_each_address_once():
     encoded = []
 
