@@ -336,11 +336,11 @@ def test_planner_path_follows_work_and_batch(monkeypatch, m, n, k, batch, expect
     (4000, 4000, 4000, torch.float16, "tf32", "persistent"),  # 8000-byte rows: off 128-byte lines, on sectors
     (3000, 3000, 3000, torch.float16, "tf32", "descriptor"),  # 6000-byte rows, 16 bytes into a sector
     (4096, 3000, 4096, torch.bfloat16, "tf32", "descriptor"),  # only B's rows are off sectors
-    (4096, 4096, 3000, torch.float16, "tf32", "descriptor"),  # only A's
+    (4096, 4096, 3000, torch.float16, "tf32", "persistent"),  # only A's: the persistent kernel measured ahead
     (3004, 3004, 3004, torch.float32, "tf32", "persistent"),  # the rule is for 2-byte rows (measured there)
     (3004, 3004, 3004, torch.float32, "ieee", "descriptor"),  # full float32: one program per tile
 ])
-def test_persistent_kernel_needs_rows_on_sectors(monkeypatch, m, n, k, dtype, precision, expected):
+def test_persistent_kernel_needs_b_rows_on_sectors(monkeypatch, m, n, k, dtype, precision, expected):
     _on_fake_hopper(monkeypatch)
     a = torch.empty(1, m, k, dtype=dtype)
     b = torch.empty(1, k, n, dtype=dtype)

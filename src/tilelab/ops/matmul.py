@@ -164,23 +164,22 @@ def rows_on_sectors(x3: torch.Tensor, layout: OperandLayout) -> bool:
     return all(v % SECTOR_BYTES == 0 for v in (x3.data_ptr(), layout.row_stride * es, layout.batch_stride * es))
 
 
-def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLayout, b_layout: OperandLayout,
-                         precision: str) -> bool:
-    """Whether a TMA-usable problem takes the persistent kernel rather than one program per tile.
+def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLayout, precision: str) -> bool:
+    """Whether a large TMA-usable problem takes the persistent kernel rather than one program per tile.
 
     Measured on the H200: large fp16/bf16 and tf32 problems run faster persistent (tf32 at 4096^3: 0.88x torch
     against the descriptor path's 0.75x; tf32x3 is faster on the descriptor path, 1.61x against 1.12x torch's
-    ieee). Not on fp16/bf16 rows off 32-byte sectors (`rows_on_sectors`), where one program per tile measured
-    faster (results/h200-line-alignment-paths-probe.log, fp16, same tile 128x256x64): 3000^3 110.2 against
-    125.5 us, 5000^3 451.2 against 476.3; rows on sectors but off 128-byte lines kept the persistent kernel
-    ahead: 4000^3 181.2 against 185.2, 6000^3 616.9 against 617.6.
+    ieee). Not fp16/bf16 with B's rows off 32-byte sectors (`rows_on_sectors`). kernel-bench, call MMM
+    (results/h200-matmul-float16-rows-off-sectors.json, -bfloat16.json), persistent -> descriptor against
+    torch: 3000^3 0.65x -> 0.69x, 5000^3 0.73x -> 0.77x, 2600^3 0.75x -> 0.79x (A's and B's rows off sectors),
+    4096x3000x4096 0.91x -> 0.92x (B's); but 4096x4096x3000, where only A's rows are off, 1.00x -> 0.96x.
     """
     _, m, k = a3.shape
     n = b3.shape[2]
     if env.interpreting() or m * n * k < PERSISTENT_MIN_WORK:
         return False
     if a3.element_size() <= 2:
-        return rows_on_sectors(a3, a_layout) and rows_on_sectors(b3, b_layout)
+        return rows_on_sectors(b3, b_layout)
     return precision == "tf32"
 
 
@@ -297,7 +296,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         path = "pointer"
         if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
-            if config is None and _persistent_pays_off(a3, b3, a_layout, b_layout, precision):
+            if config is None and _persistent_pays_off(a3, b3, b_layout, precision):
                 path = "persistent"
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
