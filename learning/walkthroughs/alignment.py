@@ -1,5 +1,5 @@
 """explain alignment: why rows of 1000 fp16 elements were loaded 2 bytes at a time, the one-line fix, and the
-cost that remains: rows that start mid-way through a 128-byte line."""
+cost that remains: rows that start mid-way through a 128-byte line, and worse, through a 32-byte sector."""
 
 from __future__ import annotations
 
@@ -50,7 +50,10 @@ def build() -> Script:
     s.say("On the H200 (docs/PERFORMANCE.md) 1000^3 bf16 went from 0.63x torch (descriptor path, the old")
     s.say("workaround) to 0.86x on the pointer path with ALIGN=8. Since then a single GEMM this large takes")
     s.say("the descriptor path again, with descriptors built on the host (explain descriptors); ALIGN still")
-    s.say("serves smaller and batched problems, which stay on the pointer path.")
+    s.say("serves smaller and batched problems, which stay on the pointer path, and the split-K kernel for")
+    s.say("skinny ones (tilelab.ops.matmul_hopper.split_k_align). That kernel had no ALIGN until the ninth")
+    s.say("session: 16x3000x4000 fp16 took 42.1 us without it, 16.0 with it, torch 17.1")
+    s.say("(results/h200-splitk-align-probe.log). The same missing proof, a kernel later.")
 
     s.say("\nA second alignment: memory moves whole 128-byte lines, in 32-byte sectors, whatever the proof.")
     starts = [row * 2000 % LINE_BYTES for row in range(8)]
@@ -63,8 +66,27 @@ def build() -> Script:
     s.say("12.9 us as allocated, 10.0 us for the same values kept in rows padded to 1024 elements")
     s.say("(torch.empty(1000, 1024)[:, :1000], a view tilelab takes as it is); torch.mm: 10.4 us.")
     s.say("No tile timed at 1000^3 did better than the default, so the rows are the whole gap.")
+
+    s.say("\nWhich of the two units costs: the extra line, or the extra sector? Rows of other widths tell.")
+    for width in (1000, 2000, 3000, 4000, 5000, 6000):
+        s.ask(f"{width} fp16 per row: byte offsets in a line (first 8 rows); sectors of a box row, at most",
+              f"{sorted({r * width * 2 % LINE_BYTES for r in range(8)})}; "
+              f"{max(lines_and_sectors(r * width * 2 % LINE_BYTES)[1] for r in range(8))}")
+    s.say("Every width but a multiple of 64 elements puts rows off lines; 1000, 3000 and 5000 (odd multiples of")
+    s.say("8) also put them 16 bytes into a sector. The persistent kernel on the H200, fp16")
+    s.say("(results/h200-line-alignment-paths-probe.log):")
+    s.say("4000^3 and 6000^3 (off lines, on sectors) ran at 0.99x and 0.96x torch, like aligned sizes;")
+    s.say("3000^3 and 5000^3 (off sectors) at 0.64x and 0.73x, and on rows padded onto lines 3000^3 went from")
+    s.say("126.6 to 103.1 us (results/h200-wave-padded-probe.log). The sector is what costs.")
+    s.ask("rows_on_sectors for a 3000x3000 fp16 B", on_sectors(3000, 2))
+    s.ask("rows_on_sectors for a 4000x4000 fp16 B", on_sectors(4000, 2))
+    s.say("tilelab.ops.matmul._persistent_pays_off sends large fp16/bf16 problems whose B rows are off sectors")
+    s.say("to the one-program-per-tile descriptor kernel, which suffers less there: 3000^3 0.65x -> 0.69x,")
+    s.say("5000^3 0.73x -> 0.77x (results/h200-matmul-float16-rows-off-sectors.json). When only A's rows are")
+    s.say("off, the persistent kernel measured ahead (4096x4096x3000: 1.00x against 0.96x), so it stays.")
     s.say("A and B are the caller's memory. Copying them onto lines inside the call lost at every size tried,")
-    s.say("1000^3 to 5000^3 (results/h200-row-copy-probe.log: 1000^3 21.5 us with the copies, 12.8 without).")
+    s.say("1000^3 to 5000^3 (results/h200-row-copy-probe.log: 1000^3 21.5 us with the copies, 12.8 without):")
+    s.say("the copies cost about what aligned rows save.")
     s.ask("padded_row_stride(1000, 2): the 16-byte rule TMA needs, for a 1000-wide fp16 row", padded(1000, 2))
     s.ask("output_row_stride(1000, 2): what tilelab gives the rows of an output it stores through TMA",
           output_row(1000, 2))
@@ -81,6 +103,16 @@ def lines_and_sectors(offset: int, size: int = 128) -> tuple[int, int]:
     """How many 128-byte lines and 32-byte sectors the bytes [offset, offset + size) of a line-aligned buffer touch."""
     last = offset + size - 1
     return last // LINE_BYTES - offset // LINE_BYTES + 1, last // SECTOR_BYTES - offset // SECTOR_BYTES + 1
+
+
+def on_sectors(width: int, element_size: int) -> bool:
+    """tilelab.ops.matmul.rows_on_sectors for a contiguous [width, width] operand."""
+    import torch
+
+    from tilelab.ops.matmul import operand_layout, rows_on_sectors
+
+    x = torch.empty((1, width, width), dtype={2: torch.float16, 4: torch.float32}[element_size], device="meta")
+    return rows_on_sectors(x, operand_layout(x))
 
 
 def padded(width: int, element_size: int) -> int:

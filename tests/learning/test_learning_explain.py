@@ -78,6 +78,11 @@ def test_alignment_walkthrough_asks_the_library():
     assert answers["rows of those 8 that start on a line"].startswith("1: every 8th row")
     assert answers["a 128-byte piece of row 1 (64 fp16 values): lines touched"] == "2"
     assert answers["... and 32-byte sectors touched (row 0's piece: 4)"] == "5"
+    sectors = {width: answers[f"{width} fp16 per row: byte offsets in a line (first 8 rows); sectors of a box row, "
+                              "at most"].rsplit("; ", 1)[1] for width in (1000, 2000, 3000, 4000, 5000, 6000)}
+    assert sectors == {1000: "5", 2000: "4", 3000: "5", 4000: "4", 5000: "5", 6000: "4"}
+    assert answers["rows_on_sectors for a 3000x3000 fp16 B"] == "False"
+    assert answers["rows_on_sectors for a 4000x4000 fp16 B"] == "True"
     assert answers["padded_row_stride(1000, 2): the 16-byte rule TMA needs, for a 1000-wide fp16 row"] == "1000"
     assert answers["output_row_stride(1000, 2): what tilelab gives the rows of an output it stores through TMA"] \
         == "1024"

@@ -11,8 +11,9 @@ EXPECTED = ["00_orientation", "01_offsets_and_masks", "02_strides", "03_reductio
             "05_rmsnorm", "06_matmul", "07_measurement", "08_first_triton_kernels", "09_compiler_output"]
 COURSE_DOCS = sorted(LESSONS.glob("*.md")) + sorted((REPO_ROOT / "learning" / "workshops").glob("*.md")) + [
     REPO_ROOT / "learning" / "README.md"]
-# `path:L12-L20` (or `path:L12`) followed by "starts `text`": the first cited line must start with text.
-CITATION = re.compile(r"`(src/tilelab/[\w/]+\.py):L(\d+)(?:-L(\d+))?`,?\s+starts\s+`([^`]+)`")
+# `path:L12-L20` (or `path:L12`) followed by "starts `text`", "(starts `text`" or "in `name`, starts `text`":
+# the first cited line must start with text.
+CITATION = re.compile(r"`(src/tilelab/[\w/]+\.py):L(\d+)(?:-L(\d+))?`(?:,?\s+in\s+`[^`]+`)?,?\s+\(?starts\s+`([^`]+)`")
 
 
 def test_all_ten_lessons_exist():
