@@ -70,12 +70,22 @@ def test_only_tiles_that_hold_an_sm_each_are_split():
 
 @pytest.mark.parametrize("m,n,k", [(320, 192, 72), (300, 168, 40), (96, 184, 64)])  # TMA: rows of 16-byte multiples
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
-def test_two_launches_fill_c(m, n, k, dtype, device, rng, monkeypatch):
+@pytest.mark.parametrize("rest_path", ["descriptor", "splitk"])
+def test_two_launches_fill_c(m, n, k, dtype, rest_path, device, rng, monkeypatch):
     # The interpreter's tile (32x64) shares SMs in real life; pretend it holds one, so that its 4 SMs split.
     monkeypatch.setattr(matmul_last_wave, "one_program_per_sm", lambda *args: True)
+    # The rest is planned as a problem of its own: on the GPU long-K rests go split-K (the main launch here is
+    # forced onto the descriptor path, so only the rest's plan sees this).
+    monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: rest_path == "splitk")
     launched = []
     real_launch = matmul_last_wave.launch
-    monkeypatch.setattr(matmul_last_wave, "launch", lambda *args: launched.append(args[-1]) or real_launch(*args))
+
+    def spy(*args):
+        main, rest, offsets = real_launch(*args)
+        launched.append((args[-1], rest[0]))
+        return main, rest, offsets
+
+    monkeypatch.setattr(matmul_last_wave, "launch", spy)
     a = randn((m, k), dtype, device, rng)
     b = randn((k, n), dtype, device, rng)
     expected = split(m, n, tuning.INTERPRETER, 4)
@@ -83,7 +93,7 @@ def test_two_launches_fill_c(m, n, k, dtype, device, rng, monkeypatch):
     plan = matmul_op.describe_plan(a, b, path="descriptor")
     assert plan["path"] == "descriptor"
     assert_matches_reference(tilelab.matmul(a, b, path="descriptor"), a, b, label=f"{m}x{n}x{k} split")
-    assert launched == [expected]
+    assert launched == [(expected, rest_path)]
 
 
 def test_a_callers_config_is_launched_whole(device, rng, monkeypatch):

@@ -75,38 +75,58 @@ def plan_for(plan, config: Config, p, out_dtype: torch.dtype, device: torch.devi
 
 
 def launch(plan, config: Config, a3, b3, c3, m: int, n: int, k: int, last_wave: LastWave):
-    """Launch the whole waves, then plan, tune and launch the rest on views. Returns the pair of launches as
-    (compiled, grid, arguments) and the byte offsets of the rest's A, B and C views, for `bind`."""
+    """Launch the whole waves, then the rest on views, planned as `tilelab.matmul` would plan that problem by
+    itself: its K is as long as the whole problem's, over few tiles, so it is often split-K's kind of problem.
+    Returns what `bind` needs."""
     from tilelab.ops import matmul as matmul_op
+    from tilelab.ops import matmul_hopper
 
     main = matmul_op._launch(plan, config, a3, b3, c3, m, n, k, tiles=last_wave.whole_tiles)
     a_rest, b_rest = a3[:, last_wave.row0:, :], b3[:, :, last_wave.col0:]
     c_rest = c3[:, last_wave.row0:, last_wave.col0:]
-    m_rest, n_rest = m - last_wave.row0, n - last_wave.col0
-    rest_plan = dataclasses.replace(plan, a_layout=matmul_op.operand_layout(a_rest),
-                                    b_layout=matmul_op.operand_layout(b_rest))
+    rest = matmul_op._Problem(a_rest, b_rest, m - last_wave.row0, n - last_wave.col0, k, 1, [])
+    rest_plan = matmul_op.plan_matmul(a_rest, b_rest, None, plan.input_precision, None)
+    offsets = tuple(view.data_ptr() - whole.data_ptr() for view, whole in ((a_rest, a3), (b_rest, b3), (c_rest, c3)))
+    if rest_plan.path == "splitk":
+        workspace, *launched = matmul_hopper._launch_split_k(
+            a_rest, b_rest, c_rest, rest.m, rest.n, k, plan.input_precision,
+            matmul_op.split_k_config(rest_plan, rest, c_rest))
+        return main, ("splitk", *launched, tuple(workspace.shape)), offsets
+    rest_plan = dataclasses.replace(rest_plan, path="descriptor")  # what the main launch could read, TMA can
     if env.interpreting():
         rest_config = tuning.INTERPRETER
     else:
         rest_config = tuning.choose(
-            matmul_op._tuning_key(rest_plan, a_rest, c_rest, m_rest, n_rest, k),
-            matmul_op._candidates(a3.element_size(), m_rest, n_rest, c3.element_size()),
-            lambda cfg: matmul_op._launch(rest_plan, cfg, a_rest, b_rest, c_rest, m_rest, n_rest, k),
+            matmul_op._tuning_key(rest_plan, a_rest, c_rest, rest.m, rest.n, k),
+            matmul_op._candidates(a3.element_size(), rest.m, rest.n, c3.element_size()),
+            lambda cfg: matmul_op._launch(rest_plan, cfg, a_rest, b_rest, c_rest, rest.m, rest.n, k),
         )
-    rest = matmul_op._launch(rest_plan, rest_config, a_rest, b_rest, c_rest, m_rest, n_rest, k)
-    offsets = tuple(view.data_ptr() - whole.data_ptr() for view, whole in ((a_rest, a3), (b_rest, b3), (c_rest, c3)))
-    return main, rest, offsets
+    launched = matmul_op._launch(rest_plan, rest_config, a_rest, b_rest, c_rest, rest.m, rest.n, k)
+    return main, ("descriptor", *launched), offsets
 
 
 def bind(main, rest, offsets):
-    """A replay of both launches: a function (stream, a_address, b_address, c_address)."""
-    from tilelab.ops.matmul import bind_descriptor_launch
+    """A replay of both launches: a function (stream, a_address, b_address, c_address). A split-K rest gets a
+    fresh workspace at every call, and the shared tile counters (`split_k_counters`)."""
+    from tilelab.ops.matmul import bind_descriptor_launch, bind_launch
+    from tilelab.ops.matmul_hopper import split_k_counters
 
-    first, second = (bind_descriptor_launch(compiled, grid, args[3:], args[:3])
-                     for compiled, grid, args in (main, rest))
+    first = bind_descriptor_launch(main[0], main[1], main[2][3:], main[2][:3])
     da, db, dc = offsets
+    if rest[0] == "descriptor":
+        _, compiled, grid, args = rest
+        second = bind_descriptor_launch(compiled, grid, args[3:], args[:3])
 
-    def both(stream, a, b, c):
+        def both(stream, a, b, c):
+            first(stream, a, b, c)
+            second(stream, a + da, b + db, c + dc)
+        return both
+    _, compiled, grid, args, workspace_shape = rest
+    second = bind_launch(compiled, grid, args[5:])  # after a, b, c, workspace, counters
+    device, tiles = args[2].device, grid[0] * grid[2]
+
+    def with_split_k(stream, a, b, c):
         first(stream, a, b, c)
-        second(stream, a + da, b + db, c + dc)
-    return both
+        workspace = torch.empty(workspace_shape, dtype=torch.float32, device=device)
+        second(stream, a + da, b + db, c + dc, workspace.data_ptr(), split_k_counters(device, tiles).data_ptr())
+    return with_split_k
