@@ -1,6 +1,9 @@
 """The last wave as a second launch with smaller tiles, against one launch (run on the H200).
 
-    PYTHONPATH=src:. python scripts/h200_last_wave_probe.py [--rounds 10]
+    PYTHONPATH=src:. python scripts/h200_last_wave_probe.py [--rounds 10] [--rest-paths]
+
+Needs commit 93b77dd: `tilelab.ops.matmul_last_wave` was removed after calls NNN and OOO measured it
+(results/h200-last-wave-probe.log, -rest-probe.log; docs/PERFORMANCE.md, ninth session).
 
 `tilelab.ops.matmul_last_wave` hands the tiles of a poorly filled last wave to a second launch. This times,
 in turns with torch, the default planned at every call with the split and without it (LAST_WAVE_MAX_FILL=0),

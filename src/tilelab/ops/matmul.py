@@ -18,7 +18,6 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from tilelab import contracts, env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
-from tilelab.ops import matmul_last_wave
 from tilelab.tuning import Config, ceil_div
 
 PATHS = ("pointer", "descriptor", "persistent", "splitk", "registers")
@@ -327,10 +326,9 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
 # -- launching -----------------------------------------------------------------------------------
 
 
-def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int, tiles: int | None = None):
-    """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch. `tiles`: launch
-    only the first ones, in GROUP_M order (`matmul_last_wave`)."""
-    grid_tiles = tiles or ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
+def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int):
+    """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
+    grid_tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
     batch = c3.shape[0]
     kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
     if plan.path == "descriptor" and batch > 1:
@@ -767,7 +765,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     p = _with_k_major_b(p, precision, path, config)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
-    split_k = last_wave = None
+    split_k = None
     if plan.path == "persistent":
         compiled, grid, args = _launch_persistent(plan, p, c3)
         tail_args = args[3:]
@@ -790,13 +788,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
             _candidates(p.a3.element_size(), p.m, p.n, c3.element_size() if plan.path == "descriptor" else 0),
             lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
         )
-        if config is None:  # the library's choice of tiles: it may split them (a caller's config is launched as is)
-            last_wave = matmul_last_wave.plan_for(plan, chosen, p, c3.dtype, c3.device)
-        if last_wave is None:
-            compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
-            tail_args = args[3:]
-        else:  # whole waves of the chosen tile, then the last wave's tiles as a matmul of its own
-            two_launches = matmul_last_wave.launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k, last_wave)
+        compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
+        tail_args = args[3:]
     out = c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
     if key is not None and _replayable(p, a, b, c3, out):
         storage = c3._base if c3._base is not None else c3
@@ -806,10 +799,9 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         if p.b_copy is not None:
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
-        if last_wave is not None:
-            host, launch = True, matmul_last_wave.bind(*two_launches)
         # A descriptor built on the host, Triton's or Gluon's (another class, the same launcher arguments).
-        elif host := hasattr(args[0], "block_shape"):  # replayed with the same shapes, strides and blocks
+        host = hasattr(args[0], "block_shape")
+        if host:  # replayed with the same shapes, strides and blocks; only the addresses change
             launch = bind_descriptor_launch(compiled, grid, tail_args, args[:3])
         else:
             launch = bind_launch(compiled, grid, tail_args)
@@ -974,9 +966,6 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
         known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k), config_type)
         described["config"] = known.as_dict() if known else None
-        if known is not None and config is None:
-            last_wave = matmul_last_wave.plan_for(plan, known, p, c_probe.dtype, a.device)
-            described["last_wave"] = dataclasses.asdict(last_wave) if last_wave else None
     return described
 
 
