@@ -87,7 +87,8 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     # (results/h200-skinny-probe.log) where the 3-stage ones took 23.3 us in tuning (tuned/h200.json).
     Config(64, 128, 128, 8, num_warps=4, num_stages=4),
     # Added in session 9: the large tile with a fourth stage, on the descriptor path at fp16 3000^3 (rows off
-    # 32-byte sectors) 110.2 us against 119.1 with 3 (results/h200-line-alignment-paths-probe.log).
+    # 32-byte sectors) 110.2 us against 119.1 with 3 in a probe (results/h200-line-alignment-paths-probe.log);
+    # the re-tune there measured 119.9 against 118.8 and kept 3 (results/h200-retune-rows-off-sectors.log).
     Config(128, 256, 64, 8, num_warps=8, num_stages=4),
 )
 

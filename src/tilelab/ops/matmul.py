@@ -171,7 +171,7 @@ def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLa
     against the descriptor path's 0.75x; tf32x3 is faster on the descriptor path, 1.61x against 1.12x torch's
     ieee). Not fp16/bf16 with B's rows off 32-byte sectors (`rows_on_sectors`). kernel-bench, call MMM
     (results/h200-matmul-float16-rows-off-sectors.json, -bfloat16.json), persistent -> descriptor against
-    torch: 3000^3 0.65x -> 0.69x, 5000^3 0.73x -> 0.77x, 2600^3 0.75x -> 0.79x (A's and B's rows off sectors),
+    torch: 3000^3 0.65x -> 0.69x, 5000^3 0.73x -> 0.77x, 2600^3 0.75x -> 0.78x (A's and B's rows off sectors),
     4096x3000x4096 0.91x -> 0.92x (B's); but 4096x4096x3000, where only A's rows are off, 1.00x -> 0.96x.
     """
     _, m, k = a3.shape
