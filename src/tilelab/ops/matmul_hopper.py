@@ -33,7 +33,7 @@ from tilelab.ops.matmul import (
     host_operand_descriptors,
     pointer_align,
 )
-from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div
+from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div, pow2_at_least
 
 INTERPRETER_SMS = 4  # programs of the persistent grid under the interpreter: small, so tiles outnumber them
 
@@ -181,10 +181,11 @@ def prune(candidates, m: int, n: int, in_size: int, out_size: int,
           shared_budget: int = SHARED_MEMORY_BUDGET) -> list[HopperConfig]:
     """Drop what cannot fit in shared memory, what Triton cannot warp-specialize, and tiles mostly padding."""
     kept = []
+    widest_m, widest_n = 2 * pow2_at_least(m, 16), 2 * pow2_at_least(n, 16)
     for c in candidates:
         if c.shared_memory_bytes(in_size, out_size) > shared_budget or not warp_specialize_compiles(c, in_size):
             continue
-        if c.block_m > 2 * max(16, triton.next_power_of_2(m)) or c.block_n > 2 * max(16, triton.next_power_of_2(n)):
+        if c.block_m > widest_m or c.block_n > widest_n:
             continue
         kept.append(c)
     return kept or [min(candidates, key=lambda c: c.block_m * c.block_n)]
