@@ -61,6 +61,8 @@ EXERCISES = [
              ("softmax_kernel", "launch_softmax")),
     Exercise("triton_matmul", "8", "triton", "tiled, masked matrix multiplication",
              ("matmul_kernel", "launch_matmul")),
+    Exercise("alignment", "9", "python", "what a row's start lets loads do: vector widths and sectors",
+             ("proven_vector_bytes", "sectors_touched", "row_offsets", "worst_box_row_sectors")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -7,6 +7,14 @@ HINTS = {
         "Program pid owns pid*block, pid*block + 1, ..., pid*block + block - 1.",
         "In add_vectors, launch cdiv(len(out), block) programs and only touch the lanes whose mask is True.",
     ],
+    "alignment": [
+        "A load of w bytes is aligned at every row start only if w divides row_bytes: try 16, 8, 4, 2, 1.",
+        "Sectors are numbered byte // sector. The piece covers bytes start .. start + length - 1.",
+        "Row r starts at r * row_bytes; inside a unit only (r * row_bytes) % unit matters, and after `unit`"
+        " rows the offsets repeat.",
+        "worst_box_row_sectors: sectors_touched(offset, box_bytes, sector) for each offset in"
+        " row_offsets(row_bytes, sector), then the largest.",
+    ],
     "strides": [
         "Row-major: the last dimension moves by 1; each earlier one moves by the product of all later sizes.",
         "The storage position of index (i, j) is offset + i*strides[0] + j*strides[1].",

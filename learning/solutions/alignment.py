@@ -1,0 +1,21 @@
+"""Reference solution for exercise 13 (lesson 9): load widths and sectors from a row's start."""
+
+
+def proven_vector_bytes(row_bytes, max_bytes=16):
+    width = max_bytes
+    while row_bytes % width:
+        width //= 2  # 1 divides everything: the loop ends
+    return width
+
+
+def sectors_touched(start, length, sector=32):
+    return (start + length - 1) // sector - start // sector + 1
+
+
+def row_offsets(row_bytes, unit):
+    # (r * row_bytes) % unit takes at most `unit` values, and row r + unit starts where row r does.
+    return sorted({r * row_bytes % unit for r in range(unit)})
+
+
+def worst_box_row_sectors(row_bytes, box_bytes=128, sector=32):
+    return max(sectors_touched(offset, box_bytes, sector) for offset in row_offsets(row_bytes, sector))

@@ -1,0 +1,7 @@
+"""Sectors counted from the length alone: a piece that starts mid-sector is one short."""
+
+from learning.solutions.alignment import proven_vector_bytes, row_offsets, worst_box_row_sectors  # noqa: F401
+
+
+def sectors_touched(start, length, sector=32):
+    return -(-length // sector)
