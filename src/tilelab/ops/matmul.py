@@ -164,7 +164,8 @@ def rows_on_sectors(x3: torch.Tensor, layout: OperandLayout) -> bool:
     return all(v % SECTOR_BYTES == 0 for v in (x3.data_ptr(), layout.row_stride * es, layout.batch_stride * es))
 
 
-def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLayout, precision: str) -> bool:
+def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLayout, precision: str, m: int,
+                         n: int, k: int) -> bool:
     """Whether a large TMA-usable problem takes the persistent kernel rather than one program per tile.
 
     Measured on the H200: large fp16/bf16 and tf32 problems run faster persistent (tf32 at 4096^3: 0.88x torch
@@ -174,8 +175,6 @@ def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLa
     torch: 3000^3 0.65x -> 0.69x, 5000^3 0.73x -> 0.77x, 2600^3 0.75x -> 0.78x (A's and B's rows off sectors),
     4096x3000x4096 0.91x -> 0.92x (B's); but 4096x4096x3000, where only A's rows are off, 1.00x -> 0.96x.
     """
-    _, m, k = a3.shape
-    n = b3.shape[2]
     if env.interpreting() or m * n * k < PERSISTENT_MIN_WORK:
         return False
     if a3.element_size() <= 2:
@@ -296,7 +295,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         path = "pointer"
         if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
-            if config is None and _persistent_pays_off(a3, b3, b_layout, precision):
+            if config is None and _persistent_pays_off(a3, b3, b_layout, precision, m, n, k):
                 path = "persistent"
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"

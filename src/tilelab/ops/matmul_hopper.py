@@ -387,6 +387,7 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
     if descriptors and batch > 1:
         _ensure_descriptor_scratch()  # every program builds its own batch's descriptors
     offsets_64 = not descriptors and _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
+    align = 1 if descriptors else split_k_align(a3, b3, c3, n, k)
     tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
     counters = split_k_counters(c3.device, tiles * min(batch, MAX_GRID_Y))
     for start in range(0, batch, MAX_GRID_Y):
@@ -417,7 +418,7 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
                     _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
                     _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
                     c_part.stride(0), c_part.stride(1), c_part.stride(2),
-                    *tiling.values(), offsets_64, k % config.block_k == 0, split_k_align(a3, b3, c3, n, k))
+                    *tiling.values(), offsets_64, k % config.block_k == 0, align)
             kernel = matmul_splitk_kernel
         compiled = kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return workspace, compiled, grid, args
