@@ -76,3 +76,18 @@ def tree_levels(values, combine, neutral) -> list[list]:
         level = [combine(level[i], level[i + 1]) for i in range(0, len(level), 2)]
         levels.append(level)
     return levels
+
+
+def proven_vector_bytes(row_bytes: int, max_bytes: int = 16) -> int:
+    width = max_bytes
+    while row_bytes % width:
+        width //= 2
+    return width
+
+
+def sectors_touched(start: int, length: int, sector: int = 32) -> int:
+    return (start + length - 1) // sector - start // sector + 1
+
+
+def row_offsets(row_bytes: int, unit: int) -> list[int]:
+    return sorted({r * row_bytes % unit for r in range(unit)})

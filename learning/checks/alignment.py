@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
+from learning.checking import reference as ref
 from learning.checking.compare import check_value
 from learning.checking.trial import Part
 
 ROW_BYTES = [2000, 2008, 510, 4096, 6000, 8000, 10000, 12000, 1, 3, 48, 4000]
-
-
-def _proven(row_bytes, max_bytes):
-    width = max_bytes
-    while row_bytes % width:
-        width //= 2
-    return width
-
-
-def _sectors(start, length, sector):
-    return (start + length - 1) // sector - start // sector + 1
-
-
-def _offsets(row_bytes, unit):
-    return sorted({r * row_bytes % unit for r in range(unit)})
 
 
 def check_proven_vector_bytes(module, trial) -> None:
@@ -28,7 +14,8 @@ def check_proven_vector_bytes(module, trial) -> None:
     cases += [(trial.rng.randint(1, 20000), trial.rng.choice([4, 8, 16])) for _ in range(4)]
     for row_bytes, max_bytes in cases:
         with trial.case(f"proven_vector_bytes({row_bytes}, {max_bytes})"):
-            check_value(module.proven_vector_bytes(row_bytes, max_bytes), _proven(row_bytes, max_bytes),
+            want = ref.proven_vector_bytes(row_bytes, max_bytes)
+            check_value(module.proven_vector_bytes(row_bytes, max_bytes), want,
                         f"proven_vector_bytes({row_bytes}, max_bytes={max_bytes})", known_mistakes=[
                             (max_bytes, f"{row_bytes} is not a multiple of {max_bytes}: a row would start "
                                         "mid-vector. Halve the width until it divides row_bytes"),
@@ -42,7 +29,7 @@ def check_sectors_touched(module, trial) -> None:
               for _ in range(4)]
     for start, length, sector in cases:
         with trial.case(f"sectors_touched({start}, {length}, {sector})"):
-            want = _sectors(start, length, sector)
+            want = ref.sectors_touched(start, length, sector)
             check_value(module.sectors_touched(start, length, sector), want,
                         f"sectors_touched({start}, {length}, sector={sector})", known_mistakes=[
                             (-(-length // sector), "a piece that starts inside a sector can touch one more: "
@@ -58,7 +45,7 @@ def check_row_offsets(module, trial) -> None:
         with trial.case(f"row_offsets({row_bytes}, {unit})"):
             got = module.row_offsets(row_bytes, unit)
             got = sorted(got) if isinstance(got, (list, tuple, set)) else got
-            want = _offsets(row_bytes, unit)
+            want = ref.row_offsets(row_bytes, unit)
             check_value(got, want, f"row_offsets({row_bytes}, {unit})", known_mistakes=[
                 ([0], "row 0 starts at offset 0, but the others move by row_bytes each: take every row"),
                 (sorted({r * row_bytes % unit for r in range(8)}), "eight rows are not always enough: "
@@ -71,10 +58,10 @@ def check_worst_box_row_sectors(module, trial) -> None:
     cases += [(trial.rng.randint(1, 20000), 128, 32) for _ in range(3)]
     for row_bytes, box_bytes, sector in cases:
         with trial.case(f"worst_box_row_sectors({row_bytes}, {box_bytes}, {sector})"):
-            want = max(_sectors(o, box_bytes, sector) for o in _offsets(row_bytes, sector))
+            want = max(ref.sectors_touched(o, box_bytes, sector) for o in ref.row_offsets(row_bytes, sector))
             check_value(module.worst_box_row_sectors(row_bytes, box_bytes, sector), want,
                         f"worst_box_row_sectors({row_bytes}, {box_bytes}, {sector})", known_mistakes=[
-                            (_sectors(0, box_bytes, sector), "that is row 0's count; other rows start "
+                            (ref.sectors_touched(0, box_bytes, sector), "that is row 0's count; other rows start "
                                                              "elsewhere in a sector (row_offsets)"),
                         ])
 
