@@ -11,6 +11,7 @@ from tests.helpers import assert_matches_reference, randn
 from tilelab import contracts, env
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_registers as registers
+from tilelab.reference import relative_error
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_outputs")]
 
@@ -33,6 +34,25 @@ def test_registers_against_float64(m, n, k, rng):
     b = randn((k, n), torch.float32, "cuda", rng)
     assert_matches_reference(tilelab.matmul(a, b, path="registers"), a, b, precision="tf32",
                              label=f"registers {m}x{n}x{k}")
+
+
+@pytest.mark.parametrize("m,n,k", [(7, 12, 8), (300, 260, 80), (1000, 1000, 1000), (2100, 1500, 700)])
+def test_b_rounded_to_tf32(m, n, k, rng):
+    """`round_b`: B rounded to nearest in registers. Rounding has no bias, truncation does (toward zero), so
+    over K products the rounded result is the closer one."""
+    a = randn((m, k), torch.float32, "cuda", rng)
+    b = randn((k, n), torch.float32, "cuda", rng)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    results = {}
+    for round_b in (False, True):
+        c = torch.full((m, n), float("nan"), device="cuda")
+        registers.launch(a, b, c, registers.RegistersConfig(round_b=round_b), sms)
+        results[round_b] = assert_matches_reference(c, a, b, precision="tf32", label=f"round_b={round_b}")
+    if k >= 700:
+        assert results[True] < results[False], results
+    reference = a.double() @ b.double()
+    assert relative_error(tilelab.matmul(a, b, path="registers"), reference) == pytest.approx(
+        results[registers.DEFAULT_CONFIG.round_b], rel=1e-6)
 
 
 @pytest.mark.parametrize("m,n,k", [(512, 4096, 256), (2048, 2048, 512), (4096, 4096, 4096)])

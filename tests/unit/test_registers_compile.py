@@ -22,15 +22,17 @@ import json, subprocess, sys, tempfile, torch
 from triton.backends.nvidia.compiler import get_ptxas
 from tilelab.ops import matmul_registers
 facts = {}
-for out_dtype in ("float32", "bfloat16"):
-    compiled = matmul_registers.compile_for(out_dtype=getattr(torch, out_dtype))
+variants = {"float32": {}, "bfloat16": {"out_dtype": torch.bfloat16},
+            "rounded": {"config": matmul_registers.RegistersConfig(round_b=True)}}
+for name, options in variants.items():
+    compiled = matmul_registers.compile_for(**options)
     ptx = compiled.asm["ptx"]
     with tempfile.NamedTemporaryFile("w", suffix=".ptx") as source:
         source.write(ptx)
         source.flush()
         info = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", source.name, "-o", "/dev/null"],
                               capture_output=True, text=True).stderr
-    facts[out_dtype] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": info}
+    facts[name] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": info}
 json.dump(facts, sys.stdout)
 """
 
@@ -67,9 +69,16 @@ def test_four_stages_fit_beside_a_quarter_tile_staging_buffer(compiled):
     assert compiled["bfloat16"]["shared"] < compiled["float32"]["shared"]  # a half-size staging buffer
 
 
-@pytest.mark.parametrize("out_dtype", ["float32", "bfloat16"])
-def test_ptxas_keeps_the_wgmmas_pipelined_without_spills(compiled, out_dtype):
-    info = compiled[out_dtype]["ptxas"]
+@pytest.mark.parametrize("variant", ["float32", "bfloat16", "rounded"])
+def test_ptxas_keeps_the_wgmmas_pipelined_without_spills(compiled, variant):
+    info = compiled[variant]["ptxas"]
     assert "Compiling entry function" in info, info
     assert "C7515" not in info and "serialized" not in info, info
     assert re.search(r"\b0 bytes spill stores, 0 bytes spill loads", info), info
+
+
+def test_round_b_rounds_every_value_of_b_on_its_way_to_wgmma(compiled):
+    """One cvt.rna per B value a thread holds: 128x32 of B^T per K step over 256 MMA threads is 16, for the
+    two steps of the loop and the odd one after it."""
+    assert compiled["float32"]["ptx"].count("cvt.rna.tf32.f32") == 0
+    assert compiled["rounded"]["ptx"].count("cvt.rna.tf32.f32") == 3 * (128 * 32 // 256)

@@ -132,8 +132,9 @@ def test_launch_sets_the_warp_count_it_compiled_its_layouts_for(monkeypatch):
     ((launch_grid, launch_args, kwargs),) = launches
     assert compiled == "compiled" and launch_grid == grid == (4 * 2, 1, 1)
     assert kwargs == {"num_warps": config.num_warps}
-    # For replays: every kernel parameter in signature order, the constexprs (GROUP_M, STAGES, num_warps) too.
-    assert args[3:] == (1000, 256, 64, config.group_m, config.num_stages, config.num_warps)
+    # For replays: every kernel parameter in signature order, the constexprs (GROUP_M, STAGES, ROUND_B,
+    # num_warps) too.
+    assert args[3:] == (1000, 256, 64, config.group_m, config.num_stages, config.round_b, config.num_warps)
     assert [d.block_shape for d in args[:3]] == [[256, 32], [32, 128], [64, 128]]
 
 

@@ -74,13 +74,23 @@ def load_partition(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_
 
 
 @gluon.jit
-def mma_step(step, k, acc, a_bufs, b_bufs, ready, empty, b_layout: gl.constexpr):
-    """K step `k` of a tile (global step `step`): B^T's tile into registers, an asynchronous wgmma on it, then
-    wait for the previous step's wgmma and hand its stage back to the loader."""
+def round_to_tf32(x):
+    """x rounded to tf32's 10-bit mantissa, to nearest (ties away from zero). Left to itself, wgmma
+    drops the low 13 bits: it truncates."""
+    return gl.inline_asm_elementwise("cvt.rna.tf32.f32 $0, $1;", "=r,r", [x], dtype=gl.float32, is_pure=True,
+                                     pack=1)
+
+
+@gluon.jit
+def mma_step(step, k, acc, a_bufs, b_bufs, ready, empty, b_layout: gl.constexpr, ROUND_B: gl.constexpr):
+    """K step `k` of a tile (global step `step`): B^T's tile into registers (rounded to tf32 if ROUND_B), an
+    asynchronous wgmma on it, then wait for the previous step's wgmma and hand its stage back to the loader."""
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     stage = step % STAGES
     mbarrier.wait(ready.index(stage), (step // STAGES) & 1)
     b_t = b_bufs.index(stage).permute((1, 0)).load(b_layout)
+    if ROUND_B:
+        b_t = round_to_tf32(b_t)
     acc = warpgroup_mma(b_t, a_bufs.index(stage).permute((1, 0)), acc, use_acc=k > 0, is_async=True)
     acc, b_t = warpgroup_mma_wait(num_outstanding=1, deps=(acc, b_t))
     mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), pred=step > 0)
@@ -120,7 +130,8 @@ def store_transposed(c_desc, c_smem, acc, off_m, off_n):
 
 @gluon.jit
 def mma_partition(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M: gl.constexpr,
-                  BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, num_warps: gl.constexpr):
+                  BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, ROUND_B: gl.constexpr,
+                  num_warps: gl.constexpr):
     """The MMA warps (the default partition): every tile this program owns, K loop then epilogue."""
     # Warps stacked along C^T's rows (N): each warp group owns 64 of them, all BLOCK_M columns (wgmma's N).
     acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
@@ -133,11 +144,11 @@ def mma_partition(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M
         pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc = gl.zeros([BLOCK_N, BLOCK_M], gl.float32, acc_layout)
         for pair in range(k_steps // 2):
-            acc = mma_step(step, 2 * pair, acc, a_bufs, b_bufs, ready, empty, b_layout)
-            acc = mma_step(step + 1, 2 * pair + 1, acc, a_bufs, b_bufs, ready, empty, b_layout)
+            acc = mma_step(step, 2 * pair, acc, a_bufs, b_bufs, ready, empty, b_layout, ROUND_B)
+            acc = mma_step(step + 1, 2 * pair + 1, acc, a_bufs, b_bufs, ready, empty, b_layout, ROUND_B)
             step += 2
         if k_steps % 2 == 1:
-            acc = mma_step(step, k_steps - 1, acc, a_bufs, b_bufs, ready, empty, b_layout)
+            acc = mma_step(step, k_steps - 1, acc, a_bufs, b_bufs, ready, empty, b_layout, ROUND_B)
             step += 1
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
         store_transposed(c_desc, c_smem, acc, pid_m * BLOCK_M, pid_n * BLOCK_N)
@@ -146,9 +157,11 @@ def mma_partition(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M
 
 @gluon.jit
 def matmul_tf32_registers_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
-                                 num_warps: gl.constexpr):
+                                 ROUND_B: gl.constexpr, num_warps: gl.constexpr):
     """C[M, N] = A[M, K] @ B[K, N] in tf32: A [BLOCK_M, BLOCK_K] and B [BLOCK_K, BLOCK_N] tiles through
-    `a_desc` and `b_desc` (both row-major, float32), C through `c_desc` ([BLOCK_M / 4, BLOCK_N] blocks)."""
+    `a_desc` and `b_desc` (both row-major, float32), C through `c_desc` ([BLOCK_M / 4, BLOCK_N] blocks).
+    ROUND_B: B's values rounded to tf32 on their way through registers (A's, read from shared memory by
+    wgmma, are truncated)."""
     BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
     BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
     BLOCK_N: gl.constexpr = b_desc.block_type.shape[1]
@@ -162,6 +175,6 @@ def matmul_tf32_registers_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.co
         mbarrier.init(empty.index(stage), count=1)
     gl.warp_specialize([
         (mma_partition, (a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M,
-                         BLOCK_M, BLOCK_N, BLOCK_K, num_warps)),
+                         BLOCK_M, BLOCK_N, BLOCK_K, ROUND_B, num_warps)),
         (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M)),
     ], [1], [24])  # one loader warp with the fewest registers; the MMA warps get the rest

@@ -23,13 +23,14 @@ class RegistersConfig:
     num_stages: int = 4
     group_m: int = 8
     num_warps: int = 8
+    round_b: bool = False  # B rounded to tf32 in registers (`round_to_tf32`); otherwise wgmma truncates it
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
     def label(self) -> str:
         return (f"{self.block_m}x{self.block_n}x{self.block_k}, GROUP_M {self.group_m}, {self.num_warps} warps, "
-                f"{self.num_stages} stages")
+                f"{self.num_stages} stages" + (", B rounded" if self.round_b else ""))
 
 
 # Measured on the H200 against torch.mm with TF32 allowed (results/h200-tf32-gluon-probe-2.log, call YY):
@@ -123,7 +124,7 @@ def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: Registe
 
     (m, k), n = a2.shape, b2.shape[1]
     grid = (programs(m, n, config, sms), 1, 1)
-    args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages)
+    args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages, config.round_b)
     # num_warps is both the kernel's constexpr and the launch option that sets the warp count: a keyword
     # sets both. The recorded arguments carry it last, in the kernel's signature order, for replays.
     compiled = matmul_tf32_registers_kernel[grid](*args, num_warps=config.num_warps)
@@ -141,8 +142,10 @@ def inspection_source(config: RegistersConfig = DEFAULT_CONFIG, out_dtype: torch
     c = torch.empty(4096, 4096, dtype=out_dtype)
     names = ("a_desc", "b_desc", "c_desc")
     signature = {name: mangle_type(d) for name, d in zip(names, descriptors(a, b, c, config), strict=True)}
-    signature.update(M="i32", N="i32", K="i32", GROUP_M="constexpr", STAGES="constexpr", num_warps="constexpr")
-    constexprs = {"GROUP_M": config.group_m, "STAGES": config.num_stages, "num_warps": config.num_warps}
+    signature.update(M="i32", N="i32", K="i32", GROUP_M="constexpr", STAGES="constexpr", ROUND_B="constexpr",
+                     num_warps="constexpr")
+    constexprs = {"GROUP_M": config.group_m, "STAGES": config.num_stages, "ROUND_B": config.round_b,
+                  "num_warps": config.num_warps}
     return matmul_tf32_registers_kernel, signature, constexprs, {"num_warps": config.num_warps}
 
 
