@@ -23,7 +23,7 @@ from triton.backends.nvidia.compiler import get_ptxas
 from tilelab.ops import matmul_registers
 facts = {}
 variants = {"float32": {}, "bfloat16": {"out_dtype": torch.bfloat16},
-            "rounded": {"config": matmul_registers.RegistersConfig(round_b=True)}}
+            "truncated": {"config": matmul_registers.RegistersConfig(round_b=False)}}
 for name, options in variants.items():
     compiled = matmul_registers.compile_for(**options)
     ptx = compiled.asm["ptx"]
@@ -69,7 +69,7 @@ def test_four_stages_fit_beside_a_quarter_tile_staging_buffer(compiled):
     assert compiled["bfloat16"]["shared"] < compiled["float32"]["shared"]  # a half-size staging buffer
 
 
-@pytest.mark.parametrize("variant", ["float32", "bfloat16", "rounded"])
+@pytest.mark.parametrize("variant", ["float32", "bfloat16", "truncated"])
 def test_ptxas_keeps_the_wgmmas_pipelined_without_spills(compiled, variant):
     info = compiled[variant]["ptxas"]
     assert "Compiling entry function" in info, info
@@ -77,8 +77,8 @@ def test_ptxas_keeps_the_wgmmas_pipelined_without_spills(compiled, variant):
     assert re.search(r"\b0 bytes spill stores, 0 bytes spill loads", info), info
 
 
-def test_round_b_rounds_every_value_of_b_on_its_way_to_wgmma(compiled):
+def test_b_is_rounded_on_its_way_to_wgmma(compiled):
     """One cvt.rna per B value a thread holds: 128x32 of B^T per K step over 256 MMA threads is 16, for the
-    two steps of the loop and the odd one after it."""
-    assert compiled["float32"]["ptx"].count("cvt.rna.tf32.f32") == 0
-    assert compiled["rounded"]["ptx"].count("cvt.rna.tf32.f32") == 3 * (128 * 32 // 256)
+    two steps of the loop and the odd one after it. `round_b=False` leaves B to wgmma, which truncates."""
+    assert compiled["float32"]["ptx"].count("cvt.rna.tf32.f32") == 3 * (128 * 32 // 256)
+    assert compiled["truncated"]["ptx"].count("cvt.rna.tf32.f32") == 0
