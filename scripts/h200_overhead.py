@@ -1,10 +1,19 @@
 """Host overhead of one tilelab.matmul call against torch.mm, eager and in a CUDA graph (run on the GPU).
 
-    PYTHONPATH=src:. python scripts/h200_overhead.py
+    PYTHONPATH=src:. python scripts/h200_overhead.py [--rounds 10]
+
+Eager time is wall time per call over a run of calls, the CPU queuing ahead of the GPU: on these tiny
+problems the host sets it. The host's speed drifts within a process too, so the variants take turns, a run
+of calls each per round, and each keeps its median round (the first sessions timed each variant once, one
+after the other). Python's garbage collector runs once before the turns: compiling leaves many objects
+behind, and a collection that happens to fall inside one variant's run would be charged to it alone.
 """
 
+import argparse
 import cProfile
+import gc
 import pstats
+import statistics
 import time
 
 import torch
@@ -12,15 +21,29 @@ import torch
 import tilelab
 
 
-def per_call_us(fn, calls=3000) -> float:
-    for _ in range(50):
-        fn()
+def per_call_us(fn, calls=300) -> float:
     torch.cuda.synchronize()
     start = time.perf_counter()
     for _ in range(calls):
         fn()
     torch.cuda.synchronize()
     return (time.perf_counter() - start) / calls * 1e6
+
+
+def eager_in_turns(variants: dict, rounds: int, collect: bool = True) -> dict[str, float]:
+    """Median per-call wall time of each variant over `rounds` rounds, the variants taking turns (forward, then
+    back), after 50 warm-up calls each and one garbage collection (`collect`)."""
+    for fn in variants.values():
+        for _ in range(50):
+            fn()
+    if collect:
+        gc.collect()
+    samples = {name: [] for name in variants}
+    names = list(variants)
+    for turn in range(rounds):
+        for name in (names if turn % 2 == 0 else names[::-1]):
+            samples[name].append(per_call_us(variants[name]))
+    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def graph_us(fn, calls=200, replays=20) -> float:
@@ -43,14 +66,20 @@ def graph_us(fn, calls=200, replays=20) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--no-collect", action="store_true", help="skip the garbage collection before the turns")
+    args = parser.parse_args()
+    rounds, collect = args.rounds, not args.no_collect
     for m, n, k in [(127, 255, 65), (128, 256, 64)]:
         a = torch.randn(m, k, device="cuda", dtype=torch.float16)
         b = torch.randn(k, n, device="cuda", dtype=torch.float16)
         variants = {"torch.mm": lambda a=a, b=b: torch.mm(a, b), "tilelab": lambda a=a, b=b: tilelab.matmul(a, b)}
         if (n * 2) % 16 == 0 and (k * 2) % 16 == 0:  # and the descriptor path's replay, descriptors built per call
             variants["tilelab-descriptor"] = lambda a=a, b=b: tilelab.matmul(a, b, path="descriptor")
+        eager = eager_in_turns(variants, rounds, collect)
         for name, fn in variants.items():
-            print(f"{m}x{n}x{k} {name:18s} eager {per_call_us(fn):7.1f} us/call   graph {graph_us(fn):6.2f} us/call",
+            print(f"{m}x{n}x{k} {name:18s} eager {eager[name]:7.1f} us/call   graph {graph_us(fn):6.2f} us/call",
                   flush=True)
     # fp8: a replayed scaled_matmul against torch._scaled_mm (fast accumulation, bf16 out).
     from tilelab.ops.scaled_matmul import scaled_matmul
@@ -61,8 +90,9 @@ def main() -> None:
     fp8 = {"torch._scaled_mm": lambda: torch._scaled_mm(a8, b8, one, one, out_dtype=torch.bfloat16,
                                                          use_fast_accum=True),
            "scaled_matmul": lambda: scaled_matmul(a8, b8, one, one, use_fast_accum=True)}
+    eager = eager_in_turns(fp8, rounds, collect)
     for name, fn in fp8.items():
-        print(f"128x256x64 fp8 {name:16s} eager {per_call_us(fn):7.1f} us/call   graph {graph_us(fn):6.2f} us/call",
+        print(f"128x256x64 fp8 {name:16s} eager {eager[name]:7.1f} us/call   graph {graph_us(fn):6.2f} us/call",
               flush=True)
     a = torch.randn(127, 65, device="cuda", dtype=torch.float16)
     b = torch.randn(65, 255, device="cuda", dtype=torch.float16)
