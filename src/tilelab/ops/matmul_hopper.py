@@ -140,7 +140,10 @@ SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
                                       (64, 128, 128, 4, 4),
                                       # ... and half the K step in twice the stages: 0.91-0.92x there, 16x64x64
                                       # 1.04-1.06x at 16x4096x4096 (results/h200-skinny-evict-probe.log).
-                                      (64, 128, 64, 8, 4), (16, 64, 64, 8, 4))
+                                      (64, 128, 64, 8, 4), (16, 64, 64, 8, 4),
+                                      # Added in session 10: a deep pipeline of long K steps, unsplit 0.96x /
+                                      # 0.98x torch at 128x4096x4096 (results/h200-skinny-stages-probe.log).
+                                      (64, 64, 128, 6, 4), (64, 64, 128, 7, 4))
     for s in (1, 2, 4, 8)
 )
 
