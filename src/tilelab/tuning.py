@@ -90,13 +90,6 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     # 32-byte sectors) 110.2 us against 119.1 with 3 in a probe (results/h200-line-alignment-paths-probe.log);
     # the re-tune there measured 119.9 against 118.8 and kept 3 (results/h200-retune-rows-off-sectors.log).
     Config(128, 256, 64, 8, num_warps=8, num_stages=4),
-    # Added in session 10: deep pipelines, as cuBLAS runs at 512^3 to 1024^3 (8 to 15 stages). Split-K's
-    # 64x64x128 in 7 stages took 128x4096x4096 from 0.90x to 1.01x torch (results/h200-skinny-stages-probe.log).
-    Config(64, 128, 64, 8, num_warps=4, num_stages=8),
-    Config(128, 64, 64, 8, num_warps=4, num_stages=8),
-    Config(64, 64, 128, 8, num_warps=4, num_stages=6),
-    Config(64, 32, 64, 8, num_warps=4, num_stages=12),
-    Config(128, 128, 64, 8, num_warps=8, num_stages=6),
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)
