@@ -50,6 +50,12 @@ def build() -> Script:
     s.ask("why does mma_partition do two K steps per loop iteration?",
           "step k+1's load would otherwise overwrite the registers step k's wgmma still reads")
     s.ask("... and what does ptxas do if it sees that hazard?", "serializes every wgmma (warning C7515)")
+    s.ask("B's values pass through registers on their way to wgmma. What can the kernel do to them there?",
+          "round them to tf32's 10-bit mantissa (cvt.rna.tf32.f32, round_to_tf32); wgmma would drop the low bits")
+    s.say(f"RegistersConfig.round_b = {c.round_b}. Truncation always shrinks a value toward zero, so its errors")
+    s.say("pile up over K; rounding's cancel. At 4096^3: relative error 7.8e-4 truncated, 4.7e-4 rounded, for")
+    s.say("0.5-1% more time (results/h200-tf32-rounding-probe.log). Torch measured 2.9e-4; A, which wgmma reads")
+    s.say("from shared memory, is still truncated here.")
     s.say("")
 
     s.say(f"When is it the default? When its tiles fill REGISTERS_MIN_FILL = {REGISTERS_MIN_FILL} of the SMs.")
@@ -59,6 +65,7 @@ def build() -> Script:
               f"{tiles}, {'yes' if pays_off(m, n, k, H200_SMS) else 'no: the copy of B and smaller tiles'}")
     s.ask(f"programs at 4096^3 (matmul_registers.programs, {H200_SMS} SMs)", programs(4096, 4096, c, H200_SMS))
     s.say("On the H200: 1.00-1.02x torch at 4096^3, 0.98-0.99x at 8192^3, where copying B first gave 0.90-0.92x")
-    s.say("(results/h200-matmul-float32-tf32-registers.json, -repeat.json). See it compiled, without a GPU:")
+    s.say("(results/h200-matmul-float32-tf32-registers.json, -repeat.json); with B rounded, 1.01x and 0.99x")
+    s.say("(results/h200-matmul-float32-tf32-rounded.json). See it compiled, without a GPU:")
     s.say("kernel-inspect --path registers --target sm_90   (the wgmma.a_registers row: A from registers)")
     return s
