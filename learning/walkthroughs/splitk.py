@@ -51,5 +51,17 @@ def build() -> Script:
     most = max(c.split_k for c in split_k_candidates(M, N, K, 1, 2, SMS) if (c.block_m, c.block_n) == (16, 64))
     s.ask(f"so the most slices of {TILE_M}x{TILE_N} tiles it times here", most)
     s.say("\nOn the H200 (docs/PERFORMANCE.md): 16x4096x4096 fp16 went from 0.78x torch (one program per tile)")
-    s.say("to 1.08x with 2 slices. Try it: tilelab.matmul(a, b, path='splitk').")
+    s.say("to 1.08x with 2 slices. Try it: tilelab.matmul(a, b, path='splitk').\n")
+
+    s.say("Splitting is for filling idle SMs. Now M=128, the same N and K: two ways to about one program per SM.")
+    halves = math.ceil(128 / 64) * math.ceil(N / 128) * 2
+    narrow = math.ceil(128 / 64) * math.ceil(N / 64)
+    s.ask("programs of 64x128 tiles in 2 slices", halves)
+    s.ask("programs of 64x64 tiles, unsplit", narrow)
+    s.ask("what does each way pay for its programs?",
+          "the split: partials written, read back and summed; the narrow tiles: A re-read twice as often (A is 1 MB)")
+    s.say("Measured in turns (results/h200-skinny-stages-probe.log, fp16): 64x64x128 tiles in 6 stages, unsplit,")
+    s.say("19.0 us; 64x128x64 tiles in 8 stages and 2 slices, 20.0 us; torch 18.2 us. The H200's table")
+    s.say("(src/tilelab/tuned/h200.json) keeps 64x64x128 in 7 stages, unsplit, for this bucket: the split-K path")
+    s.say("with one slice, which stores C directly.")
     return s
