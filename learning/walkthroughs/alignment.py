@@ -3,6 +3,8 @@ cost that remains: rows that start mid-way through a 128-byte line, and worse, t
 
 from __future__ import annotations
 
+from tilelab.alignment import LINE_BYTES, SECTOR_BYTES  # an L2 line; the unit the L2 serves reads in
+
 from .script import Script
 
 VECTOR_BYTES = 16  # the widest load one GPU thread issues
@@ -92,11 +94,11 @@ def build() -> Script:
           output_row(1000, 2))
     s.say("C is tilelab's own, so its rows start on lines: 1000^3 fp16 went from 12.8 to 12.4 us")
     s.say("(results/h200-output-alignment-probe.log). The caller sees a [1000, 1000] view of [1000, 1024].")
+    s.say("\nA caller can give A and B the same rows: tilelab.empty_aligned allocates them so, tilelab.to_aligned")
+    s.say("copies a tensor into such rows (once: a weight is read by every product). src/tilelab/alignment.py.")
+    s.ask("tilelab.empty_aligned(1000, 1000, dtype=torch.float16).stride()", aligned_strides(1000, 1000))
+    s.ask("... and empty_aligned(4, 36) in fp16: rows shorter than a line", aligned_strides(4, 36))
     return s
-
-
-LINE_BYTES = 128  # an L2 cache line
-SECTOR_BYTES = 32  # the unit DRAM and L2 move
 
 
 def lines_and_sectors(offset: int, size: int = 128) -> tuple[int, int]:
@@ -116,12 +118,20 @@ def on_sectors(width: int, element_size: int) -> bool:
 
 
 def padded(width: int, element_size: int) -> int:
-    from tilelab.ops.matmul import padded_row_stride
+    from tilelab.alignment import padded_row_stride
 
     return padded_row_stride(width, element_size)
 
 
 def output_row(width: int, element_size: int) -> int:
-    from tilelab.ops.matmul import output_row_stride
+    from tilelab.alignment import output_row_stride
 
     return output_row_stride(width, element_size)
+
+
+def aligned_strides(rows: int, cols: int) -> tuple[int, ...]:
+    import torch
+
+    from tilelab.alignment import empty_aligned
+
+    return empty_aligned(rows, cols, dtype=torch.float16).stride()

@@ -25,6 +25,9 @@ _LAZY = {
     "pretune": ("tilelab.ops.matmul", "pretune"),
     "pretune_scaled": ("tilelab.ops.scaled_matmul", "pretune_scaled"),
     "Config": ("tilelab.tuning", "Config"),
+    "empty_aligned": ("tilelab.alignment", "empty_aligned"),
+    "to_aligned": ("tilelab.alignment", "to_aligned"),
+    "rows_aligned": ("tilelab.alignment", "rows_aligned"),
 }
 
 __all__ = [
@@ -35,10 +38,13 @@ __all__ = [
     "DeviceError",
     "InputTypeError",
     "ShapeError",
+    "empty_aligned",
     "matmul",
     "pretune",
     "pretune_scaled",
+    "rows_aligned",
     "scaled_matmul",
+    "to_aligned",
 ]
 
 

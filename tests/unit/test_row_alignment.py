@@ -3,6 +3,7 @@
 import pytest
 import torch
 
+from tilelab import alignment
 from tilelab.ops import matmul as matmul_op
 
 
@@ -16,7 +17,7 @@ from tilelab.ops import matmul as matmul_op
 def test_output_row_stride(width, element_size, expected):
     stride = matmul_op.output_row_stride(width, element_size)
     assert stride == expected and stride >= width
-    line = matmul_op.LINE_BYTES
+    line = alignment.LINE_BYTES
     assert (stride * element_size) % (line if width * element_size >= line else 16) == 0
 
 

@@ -17,6 +17,7 @@ from triton.runtime import _allocation as _triton_allocation
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from tilelab import contracts, env, tuning
+from tilelab.alignment import SECTOR_BYTES, TMA_ALIGN, output_row_stride, padded_row_stride
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
 from tilelab.tuning import Config, ceil_div
 
@@ -25,7 +26,6 @@ PRECISIONS = ("tf32", "tf32x3", "ieee")
 INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 OUTPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 
-TMA_ALIGN = 16  # bytes: TMA needs 16-byte aligned base addresses and row strides
 MAX_GRID_Y = 65535  # CUDA's limit on grid axis 1, which carries the batch
 INT32_LIMIT = 2**31
 
@@ -64,33 +64,6 @@ class MatmulPlan:
             "a_row_major": self.a_layout.row_major,
             "b_row_major": self.b_layout.row_major,
         }
-
-
-def padded_row_stride(width: int, element_size: int) -> int:
-    """Smallest row stride >= width (in elements) whose byte size is a multiple of 16.
-
-    Outputs of awkward widths (N=255 in fp16 is 510 bytes) get rows padded
-    to 512 bytes, so the descriptor path can still store them.
-    """
-    per_row = TMA_ALIGN // math.gcd(TMA_ALIGN, element_size)
-    return -(-width // per_row) * per_row if width > 0 else per_row
-
-
-LINE_BYTES = 128  # an L2 cache line: where TMA reads and writes are cheapest to start
-
-
-def output_row_stride(width: int, element_size: int) -> int:
-    """The row stride (in elements) tilelab gives an output it stores through TMA: a row of at least one
-    128-byte line starts on a line, a shorter one on 16 bytes (`padded_row_stride`).
-
-    Measured on the H200 (results/h200-output-alignment-probe.log, 10 rounds in turns): 1000-wide fp16/bf16
-    rows padded from 2000 to 2048 bytes took 1000^3 from 12.8 to 12.4 us (fp16) and 12.8 to 12.2 (bf16), and
-    3000^3 from 129.0 to 127.2 and 128.5 to 126.8 us.
-    """
-    if width * element_size < LINE_BYTES:
-        return padded_row_stride(width, element_size)
-    per_line = LINE_BYTES // element_size
-    return -(-width // per_line) * per_line
 
 
 def operand_layout(x: torch.Tensor) -> OperandLayout:
@@ -149,9 +122,6 @@ def _needs_64bit_offsets(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, bat
 DESCRIPTOR_MIN_WORK = 2**34
 HOST_DESCRIPTOR_MIN_WORK = 2**29
 PERSISTENT_MIN_WORK = 2**34
-
-
-SECTOR_BYTES = 32  # the unit L2 serves reads in
 
 
 def rows_on_sectors(x3: torch.Tensor, layout: OperandLayout) -> bool:
