@@ -14,6 +14,8 @@ HINTS = {
         " rows the offsets repeat.",
         "worst_box_row_sectors: sectors_touched(offset, box_bytes, sector) for each offset in"
         " row_offsets(row_bytes, sector), then the largest.",
+        "aligned_row_stride: a 1000-wide fp16 row is 2000 bytes; the next multiple of 128 bytes is 2048, which"
+        " is 1024 elements.",
     ],
     "strides": [
         "Row-major: the last dimension moves by 1; each earlier one moves by the product of all later sizes.",

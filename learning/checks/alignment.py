@@ -1,4 +1,5 @@
-"""Checks for exercise 13 (lesson 9): the widest aligned load, sectors touched, and where rows start."""
+"""Checks for exercise 13 (lesson 9): the widest aligned load, sectors touched, where rows start, and where
+to put them."""
 
 from __future__ import annotations
 
@@ -66,9 +67,29 @@ def check_worst_box_row_sectors(module, trial) -> None:
                         ])
 
 
+def check_aligned_row_stride(module, trial) -> None:
+    cases = [(1000, 2), (3000, 2), (36, 2), (64, 2), (65, 2), (1, 2), (7, 4), (300, 4), (255, 2), (8, 8),
+             (4096, 1), (129, 1)]
+    cases += [(trial.rng.randint(1, 5000), trial.rng.choice([1, 2, 4, 8])) for _ in range(4)]
+    for width, size in cases:
+        with trial.case(f"aligned_row_stride({width}, {size})"):
+            want = ref.aligned_row_stride(width, size)  # tilelab.alignment.output_row_stride
+            line_always = -(-width * size // 128) * 128 // size
+            check_value(module.aligned_row_stride(width, size), want, f"aligned_row_stride({width}, {size})",
+                        known_mistakes=[
+                            (-(-width // 128) * 128, "128 is a count of bytes, not of elements: a line holds "
+                                                     "128 // element_size elements"),
+                            (-(-width * size // 16) * 16 // size, "that is TMA's 16-byte rule alone: a row of a "
+                                                                  "line or more starts on a line"),
+                            (line_always, "a row shorter than a line only needs 16 bytes: padding it to a whole "
+                                          "line wastes memory"),
+                        ])
+
+
 PARTS = [
     Part("proven_vector_bytes", check_proven_vector_bytes),
     Part("sectors_touched", check_sectors_touched),
     Part("row_offsets", check_row_offsets),
     Part("worst_box_row_sectors", check_worst_box_row_sectors),
+    Part("aligned_row_stride", check_aligned_row_stride),
 ]

@@ -9,7 +9,10 @@ Two questions decide how fast its rows can be read:
   row of a TMA box) touch? A row that starts mid-sector costs one more. tilelab.ops.matmul.rows_on_sectors
   decides a path with it.
 
-Implement the four functions, then run:  python -m learning.check alignment
+A caller can put rows where they cost nothing: tilelab.empty_aligned allocates rows on 128-byte lines, with
+the row stride that aligned_row_stride asks for (tilelab.alignment.output_row_stride).
+
+Implement the five functions, then run:  python -m learning.check alignment
 Standard library only. `python -m learning.explain alignment` shows the measurements behind this.
 """
 
@@ -46,3 +49,13 @@ def worst_box_row_sectors(row_bytes, box_bytes=128, sector=32):
     worst_box_row_sectors(4000) == 4 (every row starts on a sector); worst_box_row_sectors(6000) == 5.
     """
     raise NotImplementedError("worst_box_row_sectors: sectors_touched at each of the row_offsets")
+
+
+def aligned_row_stride(width, element_size):
+    """The row stride, in elements, that tilelab.empty_aligned gives rows of `width` elements of
+    `element_size` bytes: the smallest stride >= width whose rows all start on a 128-byte line, or, for rows
+    shorter than a line (width * element_size < 128), on 16 bytes (TMA's rule). width >= 1.
+
+    aligned_row_stride(1000, 2) == 1024; aligned_row_stride(3000, 2) == 3008; aligned_row_stride(36, 2) == 40.
+    """
+    raise NotImplementedError("aligned_row_stride: round the row's bytes up to a line (or 16 bytes), then divide")

@@ -19,3 +19,9 @@ def row_offsets(row_bytes, unit):
 
 def worst_box_row_sectors(row_bytes, box_bytes=128, sector=32):
     return max(sectors_touched(offset, box_bytes, sector) for offset in row_offsets(row_bytes, sector))
+
+
+def aligned_row_stride(width, element_size):
+    unit = 128 if width * element_size >= 128 else 16  # a line, or TMA's 16 bytes for short rows
+    per_unit = unit // element_size  # element sizes are powers of two up to 8: they divide both units
+    return -(-width // per_unit) * per_unit

@@ -1,6 +1,11 @@
 """Sectors counted from the length alone: a piece that starts mid-sector is one short."""
 
-from learning.solutions.alignment import proven_vector_bytes, row_offsets, worst_box_row_sectors  # noqa: F401
+from learning.solutions.alignment import (  # noqa: F401
+    aligned_row_stride,
+    proven_vector_bytes,
+    row_offsets,
+    worst_box_row_sectors,
+)
 
 
 def sectors_touched(start, length, sector=32):
