@@ -171,6 +171,8 @@ PTX = """
 	st.shared.v2.f32 [%r6+8], {%f1, %f2};
 	stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r5], {%r1, %r2, %r3, %r4};
 	fma.rn.f32 %f1, %f2, %f3, %f1;
+	cvt.rna.tf32.f32 %r9, %r10;
+	cvt.rn.f16.f32 %rs2, %f1;
 """
 
 
@@ -178,7 +180,8 @@ def test_ptx_census_counts_instructions_not_their_neighbours():
     counts = census.count_ptx(PTX)
     assert counts == {"mma.sync": 1, "wgmma": 3, "wgmma.e4m3": 1, "wgmma.a_registers": 1, "ldmatrix": 1,
                       "ld.shared": 1, "st.shared": 2,
-                      "cp.async": 2, "cp.async.bulk.tensor": 1, "tensormap.replace": 1, "fma.f32": 1}
+                      "cp.async": 2, "cp.async.bulk.tensor": 1, "tensormap.replace": 1, "fma.f32": 1,
+                      "cvt.rna.tf32": 1}
     assert census.global_load_widths(PTX) == {"128": 1, "64": 1, "16": 1}
     assert census.cp_async_sizes(PTX) == {"16": 1, "4": 1}
     assert census.uses_tensor_cores(counts)

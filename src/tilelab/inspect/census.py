@@ -12,6 +12,8 @@ compiler chose:
   cp.async.bulk.tensor  Hopper TMA: one thread moves a whole tile by descriptor
   tensormap.replace     a kernel writing descriptor fields itself (descriptors built in every program)
   ld.global[.vN]        ordinary loads; the vector width says how many bytes per thread per load
+  cvt.rna.tf32          float32 rounded to tf32 to nearest in registers (wgmma alone truncates): the
+                        registers kernel does it to B
 SASS (the real machine code, via cuobjdump) confirms what ptxas kept:
 HMMA / HGMMA (QGMMA for fp8) tensor-core ops, LDSM, LDGSTS, UTMALDG, LDG widths.
 """
@@ -33,6 +35,7 @@ _PTX_PATTERNS = {
     "cp.async.bulk.tensor": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.bulk\.tensor\.",
     "tensormap.replace": r"^\s*(?:@!?%p\d+\s+)?tensormap\.replace\.",
     "fma.f32": r"^\s*(?:@!?%p\d+\s+)?fma\.rn\.f32\b",
+    "cvt.rna.tf32": r"^\s*(?:@!?%p\d+\s+)?cvt\.rna\.tf32\.f32\b",
 }
 
 _GLOBAL_LOAD = re.compile(r"^\s*(?:@!?%p\d+\s+)?ld\.global((?:\.[A-Za-z0-9_:]+)*)\s", re.MULTILINE)

@@ -120,6 +120,7 @@ def print_census(result) -> None:
         "cp.async.bulk.tensor": "TMA tile copies by descriptor (Hopper)",
         "tensormap.replace": "descriptor fields written in the kernel (0: built on the host)",
         "fma.f32": "scalar float32 fused multiply-adds (no tensor cores)",
+        "cvt.rna.tf32": "float32 rounded to tf32 to nearest (wgmma alone truncates)",
     }
     for name, count in c["ptx"].items():
         table.add_row(f"PTX {name}", str(count), meaning[name])
