@@ -7,7 +7,7 @@ import pytest
 import torch
 import triton
 
-from tilelab import tuning
+from tilelab import alignment, tuning
 from tilelab.ops import matmul as matmul_op
 from tilelab.reference import relative_error, tolerance
 
@@ -16,7 +16,7 @@ from tilelab.reference import relative_error, tolerance
     (255, 2, 256), (256, 2, 256), (1, 2, 8), (7, 4, 8), (36, 2, 40), (3, 1, 16), (0, 2, 8),
 ])
 def test_padded_row_stride(width, element_size, expected):
-    assert matmul_op.padded_row_stride(width, element_size) == expected
+    assert alignment.padded_row_stride(width, element_size) == expected
     assert (expected * element_size) % 16 == 0 and expected >= width
 
 

@@ -15,7 +15,7 @@ from tilelab.ops import matmul as matmul_op
     (36, 2, 40), (7, 4, 8), (1, 2, 8), (0, 2, 8),  # shorter than a line: 16-byte padding only
 ])
 def test_output_row_stride(width, element_size, expected):
-    stride = matmul_op.output_row_stride(width, element_size)
+    stride = alignment.output_row_stride(width, element_size)
     assert stride == expected and stride >= width
     line = alignment.LINE_BYTES
     assert (stride * element_size) % (line if width * element_size >= line else 16) == 0

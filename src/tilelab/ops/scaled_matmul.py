@@ -22,15 +22,13 @@ import dataclasses
 import torch
 
 from tilelab import contracts, env, tuning
+from tilelab.alignment import TMA_ALIGN, output_row_stride, padded_row_stride
 from tilelab.ops.matmul import (
-    TMA_ALIGN,
     OperandLayout,
     _no_launch_hooks,
     _stream_getter,
     bind_descriptor_launch,
     host_descriptors,
-    output_row_stride,
-    padded_row_stride,
 )
 from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, balanced_programs, device_sms, filling_first, prune
 from tilelab.tuning import ceil_div
