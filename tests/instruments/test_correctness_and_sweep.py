@@ -5,6 +5,7 @@ import dataclasses
 import pytest
 import torch
 
+import tilelab
 from tilelab.bench import correctness, registry, sweep, timing
 from tilelab.contracts import AlignmentError
 
@@ -221,3 +222,23 @@ def test_time_budget_and_checkpoints():
     with pytest.raises(sweep.SweepAborted, match="time budget") as stopped:
         sweep.run(cases, settings, None, None, time_budget_s=-1.0)
     assert stopped.value.cases == []
+
+
+def test_aligned_variants_copy_each_input_set_once():
+    """`tilelab-aligned` / `torch-aligned`: the copy into line-aligned rows is made once per input set (not inside
+    the timed calls), made again when a tensor changes in place, and dropped when another case begins."""
+    from tilelab.bench.op_matmul import _kept_aligned
+
+    aligned = _kept_aligned()
+    a, b = torch.randn(1000, 100).half(), torch.randn(100, 300).half()
+    first = aligned(a, b)
+    assert aligned(a, b) is first  # reused: nothing copied again
+    assert all(tilelab.rows_aligned(x) and torch.equal(x, y) for x, y in zip(first, (a, b), strict=True))
+    other_set = (torch.randn(1000, 100).half(), torch.randn(100, 300).half())
+    second = aligned(*other_set)
+    assert aligned(a, b) is first and aligned(*other_set) is second  # the case's input sets are all kept
+    a.add_(1)  # changed in place: a new copy, with the new values
+    third = aligned(a, b)
+    assert third is not first and torch.equal(third[0], a)
+    aligned(torch.randn(8, 8), torch.randn(8, 8))  # another case
+    assert aligned(*other_set) is not second

@@ -133,15 +133,22 @@ def variants(options: VariantOptions) -> list[Variant]:
 
 def _kept_aligned():
     """`tilelab.to_aligned` copies of the inputs, made when new tensors arrive and reused while the same ones come
-    back unchanged: the variants time what a caller who keeps A and B aligned pays per product, not the copy."""
+    back unchanged: the variants time what a caller who keeps A and B aligned pays per product, not the copy.
+    Copies of one case's input sets are kept until a case of another shape arrives."""
     from tilelab.alignment import to_aligned
 
-    kept = {}
+    kept: dict[tuple, tuple] = {}
 
     def aligned(*inputs):
         key = tuple((x.data_ptr(), x._version, tuple(x.shape), x.stride(), x.dtype) for x in inputs)
         if key not in kept:
-            kept.clear()  # one case at a time: the copies of the last inputs only
+            if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
+                # A copy made here would be captured, and replayed inside every timed call.
+                raise RuntimeError("the -aligned variants copy each input set once, before timing: under "
+                                   "--timing graph the warm-up must see every input set (raise --warmup)")
+            layout = tuple(x[2:] for x in key)  # shapes, strides and dtypes: which case this is
+            if any(tuple(x[2:] for x in k) != layout for k in kept):
+                kept.clear()  # another case: the last one's copies are not needed again
             kept[key] = tuple(to_aligned(x) for x in inputs)
         return kept[key]
     return aligned
