@@ -1,6 +1,9 @@
 """tf32 on the registers path with smaller tiles, for problems whose default tiles leave SMs idle (H200).
 
-    PYTHONPATH=src:. python scripts/h200_tf32_tiles_probe.py [--rounds 10]
+    PYTHONPATH=src:. python scripts/h200_tf32_tiles_probe.py [--rounds 10] [--shape M,N,K ...] [--config TAG ...]
+
+TAG is `RegistersConfig.tag()`'s form, BMxBNxBK-wWARPS-sSTAGES (e.g. 256x64x32-w4-s5); without --config the
+probe times the configurations below.
 
 The registers kernel's default 256x128 tile makes 64 tiles at 512x4096x4096 and 32 at 1024^3: a half and a
 quarter of the H200's 132 SMs. There `tilelab.matmul` copies B K-major and takes the descriptor kernel instead
@@ -44,20 +47,31 @@ def variant(a, b, config):
     return run
 
 
+def parse_tag(tag: str) -> registers.RegistersConfig:
+    tiles, warps, stages = tag.split("-")
+    block_m, block_n, block_k = (int(x) for x in tiles.split("x"))
+    return registers.RegistersConfig(block_m, block_n, block_k, int(stages.removeprefix("s")),
+                                     num_warps=int(warps.removeprefix("w")))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--shape", action="append", help="M,N,K (repeatable; default: SHAPES)")
+    parser.add_argument("--config", action="append", help="a tag (repeatable; default: CONFIGS)")
     args = parser.parse_args()
+    shapes = [tuple(int(x) for x in s.split(",")) for s in args.shape] if args.shape else SHAPES
+    configs = {tag: parse_tag(tag) for tag in args.config} if args.config else CONFIGS
     torch.backends.cuda.matmul.allow_tf32 = True
     sms = device_sms(torch.device("cuda"))
-    for m, n, k in SHAPES:
+    for m, n, k in shapes:
         a = torch.randn(m, k, device="cuda")
         b = torch.randn(k, n, device="cuda")
         reference = a.double() @ b.double()
         plan = describe_plan(a, b)
         variants = {"torch": lambda a=a, b=b: torch.mm(a, b),
                     "tilelab.matmul": planned(lambda a=a, b=b: tilelab.matmul(a, b))}
-        for name, config in CONFIGS.items():
+        for name, config in configs.items():
             tiles = -(-m // config.block_m) * -(-n // config.block_n)
             variants[f"{name} ({tiles} tiles)"] = variant(a, b, config)
         title = f"== {m}x{n}x{k} tf32 ({sms} SMs; default plan: {plan['path']})"

@@ -12,7 +12,15 @@ H200_SMS = 132
 
 
 def build() -> Script:
-    from tilelab.ops.matmul_registers import DEFAULT_CONFIG, REGISTERS_MIN_FILL, pays_off, programs
+    from tilelab.ops.matmul_registers import (
+        DEFAULT_CONFIG,
+        FULL_FILL,
+        REGISTERS_MIN_FILL,
+        choose_config,
+        pays_off,
+        programs,
+        tiles,
+    )
 
     c = DEFAULT_CONFIG
     s = Script("registers: tf32 with B stored [K, N], and no copy of B")
@@ -58,14 +66,23 @@ def build() -> Script:
     s.say("from shared memory, is still truncated here.")
     s.say("")
 
-    s.say(f"When is it the default? When its tiles fill REGISTERS_MIN_FILL = {REGISTERS_MIN_FILL} of the SMs.")
-    for m, n, k in ((4096, 4096, 4096), (2048, 2048, 2048), (1000, 1000, 1000)):
-        tiles = -(-m // c.block_m) * -(-n // c.block_n)
-        s.ask(f"{m}x{n}x{k}: tiles, and registers by default on {H200_SMS} SMs?",
-              f"{tiles}, {'yes' if pays_off(m, n, k, H200_SMS) else 'no: the copy of B and smaller tiles'}")
+    s.say("Which tiles? Large ones read A and B fewer times per flop, but a problem must make enough of them")
+    s.say("to keep every SM busy. matmul_registers.choose_config takes the largest of CONFIGS (256x128, 128x128,")
+    s.say(f"128x64, 64x64) whose count reaches FULL_FILL = {FULL_FILL} of the SMs; if none does, the smallest.")
+    s.say(f"And the path is the default only if those tiles fill REGISTERS_MIN_FILL = {REGISTERS_MIN_FILL} of the"
+          " SMs.")
+    for m, n, k in ((4096, 4096, 4096), (512, 4096, 4096), (1000, 1000, 1000), (512, 512, 512), (300, 260, 1000)):
+        chosen = choose_config(m, n, H200_SMS)
+        count = tiles(m, n, chosen)
+        verdict = "yes" if pays_off(m, n, k, H200_SMS) else "no: too few tiles even so"
+        s.ask(f"{m}x{n}x{k}: tiles chosen, their count, and registers by default on {H200_SMS} SMs?",
+              f"{chosen.block_m}x{chosen.block_n}, {count}, {verdict}")
     s.ask(f"programs at 4096^3 (matmul_registers.programs, {H200_SMS} SMs)", programs(4096, 4096, c, H200_SMS))
     s.say("On the H200: 1.00-1.02x torch at 4096^3, 0.98-0.99x at 8192^3, where copying B first gave 0.90-0.92x")
     s.say("(results/h200-matmul-float32-tf32-registers.json, -repeat.json); with B rounded, 1.01x and 0.99x")
-    s.say("(results/h200-matmul-float32-tf32-rounded.json). See it compiled, without a GPU:")
+    s.say("(results/h200-matmul-float32-tf32-rounded.json). The smaller tiles: 1000^3 went from 0.90x (the copy")
+    s.say("of B) to 1.12x, 512x4096x4096 from 0.67x to 0.95x (results/h200-tf32-tiles-probe.log).")
+    s.say("See it compiled, without a GPU:")
     s.say("kernel-inspect --path registers --target sm_90   (the wgmma.a_registers row: A from registers)")
+    s.say("kernel-inspect --path registers --config 128x64x32-w4-s6   (another of CONFIGS, by its tag)")
     return s

@@ -36,6 +36,18 @@ def test_registers_against_float64(m, n, k, rng):
                              label=f"registers {m}x{n}x{k}")
 
 
+@pytest.mark.parametrize("config", registers.CONFIGS, ids=lambda c: c.tag())
+@pytest.mark.parametrize("m,n,k", [(1, 4, 4), (65, 127, 36), (300, 260, 1000), (1000, 1000, 1000)])
+def test_every_configuration_against_float64(config, m, n, k, rng):
+    """Each tile `choose_config` may pick, launched directly: partial tiles in both directions, odd and even K
+    step counts (K / 32 = 1, 2, 32, 32), and more tiles than programs at 1000^3 for the small tiles."""
+    a = randn((m, k), torch.float32, "cuda", rng)
+    b = randn((k, n), torch.float32, "cuda", rng)
+    c = torch.full((m, n), float("nan"), device="cuda")
+    registers.launch(a, b, c, config, torch.cuda.get_device_properties(0).multi_processor_count)
+    assert_matches_reference(c, a, b, precision="tf32", label=f"{config.tag()} {m}x{n}x{k}")
+
+
 @pytest.mark.parametrize("m,n,k", [(7, 12, 8), (300, 260, 80), (1000, 1000, 1000), (2100, 1500, 700)])
 def test_b_rounded_to_tf32(m, n, k, rng):
     """`round_b`: B rounded to nearest in registers. Rounding has no bias, truncation does (toward zero), so
@@ -55,23 +67,30 @@ def test_b_rounded_to_tf32(m, n, k, rng):
         results[registers.DEFAULT_CONFIG.round_b], rel=1e-6)
 
 
-@pytest.mark.parametrize("m,n,k", [(512, 4096, 256), (2048, 2048, 512), (4096, 4096, 4096)])
-def test_default_for_tf32_when_its_tiles_fill_the_sms(m, n, k, rng):
+@pytest.mark.parametrize("m,n,k,tag", [(512, 4096, 256, "128x128x32-w8-s6"), (2048, 2048, 512, "256x128x32-w8-s4"),
+                                       (4096, 4096, 4096, "256x128x32-w8-s4"), (1000, 1000, 1000, "128x64x32-w4-s6"),
+                                       (512, 512, 512, "64x64x32-w4-s8")])
+def test_default_for_tf32_when_its_tiles_fill_the_sms(m, n, k, tag, rng):
+    """The tiles `choose_config` picks on the H200's 132 SMs (the largest that fill them), run by default."""
     a = randn((m, k), torch.float32, "cuda", rng)
     b = randn((k, n), torch.float32, "cuda", rng)
     plan = matmul_op.describe_plan(a, b)
     assert plan["path"] == "registers" and plan["b_row_major"] is True  # no K-major copy of B
-    assert plan["programs"] == registers.programs(m, n, registers.DEFAULT_CONFIG, torch.cuda.get_device_properties(
-        0).multi_processor_count)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    config = registers.choose_config(m, n, sms)
+    assert plan["config"] == config.as_dict() and plan["programs"] == registers.programs(m, n, config, sms)
+    if sms == 132:
+        assert config.tag() == tag
     assert_matches_reference(tilelab.matmul(a, b), a, b, precision="tf32", label="default")
 
 
 def test_few_tiles_keep_the_copy_of_b(rng):
-    a = randn((1000, 1000), torch.float32, "cuda", rng)
-    b = randn((1000, 1000), torch.float32, "cuda", rng)
+    """300x260 makes 25 tiles of 64x64, too few to fill 0.4 of the SMs: the copy of B (or no copy at all)."""
+    a = randn((300, 1000), torch.float32, "cuda", rng)
+    b = randn((1000, 260), torch.float32, "cuda", rng)
     plan = matmul_op.describe_plan(a, b)
-    assert plan["path"] != "registers" and plan["b_row_major"] is False  # 32 tiles: the copy measured faster
-    assert_matches_reference(tilelab.matmul(a, b), a, b, precision="tf32", label="copy")
+    assert plan["path"] != "registers"
+    assert_matches_reference(tilelab.matmul(a, b), a, b, precision="tf32", label="not registers")
 
 
 @pytest.mark.parametrize("out_dtype", [torch.float32, torch.bfloat16, torch.float16])

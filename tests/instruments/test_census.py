@@ -91,6 +91,9 @@ def test_registers_kernel_feeds_wgmma_from_registers_without_a_transposed_copy(t
     assert ptx["wgmma"] > 0 and ptx["wgmma.a_registers"] == ptx["wgmma"]
     assert ptx["cp.async.bulk.tensor"] > 0 and ptx["tensormap.replace"] == 0
     assert found["census"]["resources"]["spill_stores_bytes"] == 0
+    small = inspect(tmp_path / "small", "--path", "registers", "--config", "128x64x32-w4-s6")
+    assert small["config"]["block_m"] == 128 and small["config"]["num_warps"] == 4
+    assert small["census"]["ptx"]["wgmma.a_registers"] == small["census"]["ptx"]["wgmma"] > 0
     persistent = inspect(tmp_path / "persistent", "--path", "persistent", "--dtype", "float32")["census"]["ptx"]
     assert persistent["wgmma"] > 0 and persistent["wgmma.a_registers"] == 0  # both operands from shared memory
 

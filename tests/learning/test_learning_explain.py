@@ -126,12 +126,16 @@ def test_registers_walkthrough_computes_from_the_library(monkeypatch):
     assert answers["4 stages plus C's staging buffer for a quarter tile"].startswith("229376 bytes")
     assert answers["accumulator registers per MMA thread (C^T's tile in float32)"] == "128"
     assert answers["wgmma instructions per warp group per K step"] == "4"
-    assert answers["4096x4096x4096: tiles, and registers by default on 132 SMs"] == "512, yes"
-    assert answers["1000x1000x1000: tiles, and registers by default on 132 SMs"].startswith("32, no")
+    question = "{}: tiles chosen, their count, and registers by default on 132 SMs"
+    assert answers[question.format("4096x4096x4096")] == "256x128, 512, yes"
+    assert answers[question.format("512x4096x4096")] == "128x128, 128, yes"
+    assert answers[question.format("1000x1000x1000")] == "128x64, 128, yes"
+    assert answers[question.format("512x512x512")] == "64x64, 64, yes"
+    assert answers[question.format("300x260x1000")].startswith("64x64, 25, no")
     assert answers["programs at 4096^3 (matmul_registers.programs, 132 SMs)"] == "128"
     assert "C7515" in text and "kernel-inspect --path registers" in text
     # The answers follow the library: another threshold gives another verdict.
-    monkeypatch.setattr(matmul_registers, "REGISTERS_MIN_FILL", 0.2)
+    monkeypatch.setattr(matmul_registers, "REGISTERS_MIN_FILL", 0.1)
     answers = {line.split("?")[0].strip(): line.split("->")[1].strip()
                for line in _text(registers.build()).splitlines() if "->" in line}
-    assert answers["1000x1000x1000: tiles, and registers by default on 132 SMs"] == "32, yes"
+    assert answers[question.format("300x260x1000")] == "64x64, 25, yes"

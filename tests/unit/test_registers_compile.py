@@ -24,6 +24,7 @@ from tilelab.ops import matmul_registers
 facts = {}
 variants = {"float32": {}, "bfloat16": {"out_dtype": torch.bfloat16},
             "truncated": {"config": matmul_registers.RegistersConfig(round_b=False)}}
+variants.update({config.tag(): {"config": config} for config in matmul_registers.CONFIGS[1:]})
 for name, options in variants.items():
     compiled = matmul_registers.compile_for(**options)
     ptx = compiled.asm["ptx"]
@@ -69,7 +70,10 @@ def test_four_stages_fit_beside_a_quarter_tile_staging_buffer(compiled):
     assert compiled["bfloat16"]["shared"] < compiled["float32"]["shared"]  # a half-size staging buffer
 
 
-@pytest.mark.parametrize("variant", ["float32", "bfloat16", "truncated"])
+SMALLER_TILES = ["128x128x32-w8-s6", "128x64x32-w4-s6", "64x64x32-w4-s8"]  # matmul_registers.CONFIGS[1:]
+
+
+@pytest.mark.parametrize("variant", ["float32", "bfloat16", "truncated", *SMALLER_TILES])
 def test_ptxas_keeps_the_wgmmas_pipelined_without_spills(compiled, variant):
     info = compiled[variant]["ptxas"]
     assert "Compiling entry function" in info, info
@@ -82,3 +86,21 @@ def test_b_is_rounded_on_its_way_to_wgmma(compiled):
     two steps of the loop and the odd one after it. `round_b=False` leaves B to wgmma, which truncates."""
     assert compiled["float32"]["ptx"].count("cvt.rna.tf32.f32") == 3 * (128 * 32 // 256)
     assert compiled["truncated"]["ptx"].count("cvt.rna.tf32.f32") == 0
+
+
+@pytest.mark.parametrize("tag", SMALLER_TILES)
+def test_smaller_tiles_compile_as_the_default_does(compiled, tag):
+    """`choose_config`'s other tiles: wgmma N = block_m with A from registers, warp-specialized, and their
+    stages in the shared memory a program may have."""
+    from tilelab.ops import matmul_registers
+
+    config = matmul_registers.config_tagged(tag)
+    ptx = compiled[tag]["ptx"]
+    shape = rf"wgmma\.mma_async\.sync\.aligned\.m64n{config.block_m}k8\.f32\.tf32\.tf32\s+\{{[^}}]*\}},\s*(\S+)"
+    mmas = re.findall(shape, ptx)
+    assert mmas and all(operand.startswith("{") for operand in mmas), tag
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", ptx), tag
+    stages = config.num_stages * (config.block_m + config.block_n) * config.block_k * 4
+    assert stages + config.block_m // 4 * config.block_n * 4 <= compiled[tag]["shared"] <= MAX_SHARED
+    # One cvt.rna per B value a thread holds per K step (block_n x 32 of B^T over the MMA threads), three steps.
+    assert ptx.count("cvt.rna.tf32.f32") == 3 * (config.block_n * config.block_k // (32 * config.num_warps))

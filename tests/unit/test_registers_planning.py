@@ -57,15 +57,57 @@ def test_refuses_off_hopper_and_under_the_interpreter(monkeypatch):
 
 
 @pytest.mark.parametrize("m,n,k,expected", [
-    (512, 4096, 4096, True),  # 64 tiles of 256x128 on 132 SMs: measured 0.67x torch against the copy's 0.60x
-    (1000, 1000, 1000, False),  # 32 tiles: 0.65x against the copy's 0.88x
-    (1024, 1024, 1024, False),
-    (256, 16384, 64, True),  # few rows, many columns: still 128 tiles
+    (512, 4096, 4096, True),  # 128 tiles of 128x128 on 132 SMs: 0.95x torch against the copy's 0.69x
+    (1000, 1000, 1000, True),  # 128 tiles of 128x64: 1.12x against the copy's 0.90x
+    (1024, 1024, 1024, True),
+    (512, 512, 512, True),  # 64 tiles of 64x64 (0.48 of the SMs): 1.10x against the pointer kernel's 0.85x
+    (256, 16384, 64, True),  # few rows, many columns: 128 tiles
     (2048, 2048, 2048, True), (8192, 8192, 8192, True),
+    (300, 260, 1000, False), (127, 255, 65, False),  # 25 and 8 tiles of 64x64
     (4096, 1, 4096, False), (4096, 4096, 1, False),  # not a matrix product
 ])
 def test_pays_off_when_tiles_fill_the_sms(m, n, k, expected):
     assert registers.pays_off(m, n, k, sms=132) is expected
+
+
+@pytest.mark.parametrize("m,n,tag", [
+    # The measured choices (results/h200-tf32-tiles-probe.log): the largest tiles that make 99 or more.
+    (4096, 4096, "256x128x32-w8-s4"), (2048, 2048, "256x128x32-w8-s4"), (1024, 4096, "256x128x32-w8-s4"),
+    (512, 4096, "128x128x32-w8-s6"), (1000, 1000, "128x64x32-w4-s6"), (1024, 1024, "128x64x32-w4-s6"),
+    (512, 512, "64x64x32-w4-s8"),  # nothing fills 99: the most tiles
+    (127, 255, "64x64x32-w4-s8"),
+    (64, 16384, "64x64x32-w4-s8"),  # 128-row tiles would be half padding
+    (16384, 64, "128x64x32-w4-s6"),
+    (100, 100000, "128x128x32-w8-s6"),  # C's 100 rows round up to 128
+])
+def test_choose_config_takes_the_largest_tiles_that_fill_the_sms(m, n, tag):
+    assert registers.choose_config(m, n, sms=132).tag() == tag
+
+
+def test_choose_config_follows_the_sm_count():
+    """Half the SMs: 1000^3's 64 tiles of 128x128 now fill them."""
+    assert registers.choose_config(1000, 1000, sms=66).tag() == "128x128x32-w8-s6"
+    assert registers.choose_config(8192, 8192, sms=20000).tag() == "64x64x32-w4-s8"
+
+
+def test_configurations_fit_the_kernel():
+    """What `mma_partition` and `store_transposed` assume: 64 rows of C^T per warp group, a wgmma N of at most
+    256, a C tile that splits in quarters of whole 8-row groups, and shared memory for every stage."""
+    for config in registers.CONFIGS:
+        assert config.block_n == 64 * (config.num_warps // 4), config
+        assert config.block_m <= 256 and config.block_m % 32 == 0, config
+        stages = config.num_stages * (config.block_m + config.block_n) * config.block_k * 4
+        staging = config.block_m // 4 * config.block_n * 4
+        assert stages + staging <= 227 * 1024, config
+    tiles = [c.block_m * c.block_n for c in registers.CONFIGS]
+    assert tiles == sorted(tiles, reverse=True)  # largest first: choose_config's order
+    assert len({c.tag() for c in registers.CONFIGS}) == len(registers.CONFIGS)
+
+
+def test_config_tagged():
+    assert registers.config_tagged("128x64x32-w4-s6") == registers.CONFIGS[2]
+    with pytest.raises(ValueError, match="there are .*256x128x32-w8-s4"):
+        registers.config_tagged("128x64x32")
 
 
 def test_plan_takes_registers_by_default_and_skips_the_copy_of_b(on_hopper):
@@ -75,14 +117,14 @@ def test_plan_takes_registers_by_default_and_skips_the_copy_of_b(on_hopper):
     p = matmul_op._as_gemm(a3[0], b3[0])
     assert matmul_op._with_k_major_b(p, None) is p  # B stays as stored: no copy
     assert matmul_op.plan_matmul(a3, b3, None, "tf32x3", None).path != "registers"
-    few_tiles = operands(1000, 1000, 64)
+    few_tiles = operands(300, 260, 64)
     assert matmul_op.plan_matmul(*few_tiles, None, "tf32", None).path != "registers"
     assert matmul_op.plan_matmul(*few_tiles, "registers", "tf32", None).path == "registers"  # unless asked
 
 
 def test_forced_registers_path_refuses_a_config(on_hopper):
     a3, b3 = operands(512, 256, 64)
-    with pytest.raises(contracts.ContractError, match="one measured configuration"):
+    with pytest.raises(contracts.ContractError, match="chooses its own tiles"):
         matmul_op.plan_matmul(a3, b3, "registers", "tf32", "fixed")
 
 

@@ -50,7 +50,8 @@ def parser() -> argparse.ArgumentParser:
                         "layout). nk needs a TMA path: descriptor, persistent or splitk-descriptor")
     p.add_argument("--config",
                    help="pointer/descriptor: a named config (e.g. fixed); Hopper kernels: a candidate's label "
-                        "(e.g. 128x256x64-g8-w8-s3-sub); default: the first tuning candidate")
+                        "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
+                        "128x64x32-w4-s6); default: the first tuning candidate")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")

@@ -137,16 +137,15 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
 
 
 def _compile_registers(gpu_target, config: str | None):
-    """The registers path's Gluon kernel (`matmul_registers.compile_for`; it has one configuration)."""
+    """The registers path's Gluon kernel (`matmul_registers.compile_for`): the default tiles, or those of
+    `matmul_registers.CONFIGS` tagged `config` (e.g. 128x64x32-w4-s6)."""
     from tilelab.ops import matmul_registers
 
-    if config is not None:
-        raise ValueError("--path registers has one configuration (matmul_registers.DEFAULT_CONFIG): leave "
-                         "--config out")
+    chosen = matmul_registers.DEFAULT_CONFIG if config is None else matmul_registers.config_tagged(config)
     if gpu_target.arch != 90:
         raise ValueError(f"--path registers is written for Hopper's wgmma: inspect it with --target sm_90, "
                          f"not sm_{gpu_target.arch}")
-    return matmul_registers.compile_for(gpu_target.arch), matmul_registers.DEFAULT_CONFIG
+    return matmul_registers.compile_for(gpu_target.arch, chosen), chosen
 
 
 def take_census(stages: dict, compiled, on_this_gpu: bool) -> dict:

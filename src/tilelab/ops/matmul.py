@@ -256,8 +256,8 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
 
         matmul_registers.require_supported(a3, b3, precision)
         if config is not None:
-            raise contracts.ContractError("path='registers' has one measured configuration "
-                                          "(tilelab.ops.matmul_registers.DEFAULT_CONFIG); leave config=None")
+            raise contracts.ContractError("path='registers' chooses its own tiles by the problem's size "
+                                          "(tilelab.ops.matmul_registers.choose_config); leave config=None")
         path = "registers"
     elif path is None and config is None and _split_k_pays_off(a3.device, batch, m, n, k):
         path = "splitk"
@@ -741,8 +741,9 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     elif plan.path == "registers":
         from tilelab.ops import matmul_hopper, matmul_registers
 
-        compiled, grid, args = matmul_registers.launch(p.a3[0], p.b3[0], c3[0], matmul_registers.DEFAULT_CONFIG,
-                                                       matmul_hopper.device_sms(c3.device))
+        sms = matmul_hopper.device_sms(c3.device)
+        compiled, grid, args = matmul_registers.launch(p.a3[0], p.b3[0], c3[0],
+                                                       matmul_registers.choose_config(p.m, p.n, sms), sms)
         tail_args = args[3:]
     elif plan.path == "splitk":
         from tilelab.ops import matmul_hopper
@@ -926,10 +927,11 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     elif plan.path == "registers":
         from tilelab.ops import matmul_registers
 
-        described["config"] = matmul_registers.DEFAULT_CONFIG.as_dict()
+        sms = matmul_hopper.device_sms(a.device)
+        config = matmul_registers.choose_config(p.m, p.n, sms)
+        described["config"] = config.as_dict()
         described["host_descriptors"] = True
-        described["programs"] = matmul_registers.programs(p.m, p.n, matmul_registers.DEFAULT_CONFIG,
-                                                          matmul_hopper.device_sms(a.device))
+        described["programs"] = matmul_registers.programs(p.m, p.n, config, sms)
     elif plan.config is None:
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config

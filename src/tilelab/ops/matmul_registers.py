@@ -10,7 +10,7 @@ import torch
 import triton
 
 from tilelab import contracts, env
-from tilelab.tuning import ceil_div
+from tilelab.tuning import ceil_div, pow2_at_least
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +32,10 @@ class RegistersConfig:
         return (f"{self.block_m}x{self.block_n}x{self.block_k}, GROUP_M {self.group_m}, {self.num_warps} warps, "
                 f"{self.num_stages} stages" + (", B rounded" if self.round_b else ""))
 
+    def tag(self) -> str:
+        """A short name (`kernel-inspect --path registers --config 128x64x32-w4-s6`)."""
+        return f"{self.block_m}x{self.block_n}x{self.block_k}-w{self.num_warps}-s{self.num_stages}"
+
 
 # Measured on the H200 against torch.mm with TF32 allowed (results/h200-tf32-gluon-probe-2.log, call YY):
 # 1.001x at 4096^3 and 0.984x at 8192^3, where the copy of B + persistent kernel measured 0.904x and 0.941x.
@@ -41,11 +45,46 @@ class RegistersConfig:
 # 2.9e-4) for 0.5-1% of the time (4096^3 0.999x -> 0.991x, 8192^3 0.982x -> 0.972x torch).
 DEFAULT_CONFIG = RegistersConfig()
 
-# The tiles must fill this share of the SMs. Measured on the H200 against the copy of B (kernel-bench, call
-# AAA, results/h200-matmul-float32-tf32-sizes.json): 64 tiles on 132 SMs (512x4096x4096, a fill of 0.48) ran at
-# 0.67x torch against the copy's best 0.60x; 32 tiles (1000^3 and 1024^3, 0.24) at 0.53-0.65x against 0.82-0.88x.
-# Any line between the two fits; 0.4 is the one taken.
+# Smaller tiles, for problems that the default's tiles leave SMs idle; smaller tiles buy more programs with more
+# reads of A and B per flop, so each is taken only where the larger ones cannot fill the SMs. Measured on the
+# H200 (results/h200-tf32-tiles-probe.log, call YYY; torch.mm with TF32 allowed, in turns):
+#   512x4096x4096  128x128 (128 tiles) 0.95x torch, 128x64 (256) 0.77x, 256x128 (64) 0.68x;
+#   1000^3         128x64 (128 tiles) 1.12x, 128x128 (64) 0.88x, the copy of B 0.90x;
+#   1024^3         128x64 (128 tiles) 1.05x (1.06x with 8 stages), 128x128 (64) 0.80x, the copy 0.81x;
+#   512^3          64x64 (64 tiles) 1.10x, 128x64 (32) 1.01x, the pointer kernel 0.85x;
+#   2048^3, 1024x4096x4096, 4096^3: 256x128 (128 tiles or more) ahead of every smaller tile by 12% or more.
+# Stages fill the shared memory as the default's four do (208, 156 and 135 KB).
+CONFIGS: tuple[RegistersConfig, ...] = (
+    DEFAULT_CONFIG,
+    RegistersConfig(block_m=128, block_n=128, num_stages=6),
+    RegistersConfig(block_m=128, block_n=64, num_stages=6, num_warps=4),
+    RegistersConfig(block_m=64, block_n=64, num_stages=8, num_warps=4),
+)
+
+# `choose_config` takes the largest tiles that make at least this many programs per SM. The measurements above
+# put the line between 0.48 (64 tiles of 132: the larger tile lost each time) and 0.97 (128 tiles: it won).
+FULL_FILL = 0.75
+
+# Below this share of the SMs even the chosen tiles lose to the copy of B (or the pointer kernel): the default
+# tile's 64 tiles at 512x4096x4096 (0.48) ran at 0.67x torch against the copy's 0.60x, its 32 tiles at 1000^3
+# (0.24) at 0.53-0.65x against 0.82-0.88x (call AAA, results/h200-matmul-float32-tf32-sizes.json); 64x64 tiles,
+# 64 of them at 512^3 (0.48), at 1.10x against the pointer kernel's 0.85x (call YYY).
 REGISTERS_MIN_FILL = 0.4
+
+
+def tiles(m: int, n: int, config: RegistersConfig) -> int:
+    """How many output tiles (programs' work items) C [M, N] makes with this configuration."""
+    return ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
+
+
+def choose_config(m: int, n: int, sms: int) -> RegistersConfig:
+    """The largest tiles (`CONFIGS`, in order) whose count fills FULL_FILL of the SMs, leaving out tiles taller
+    or wider than C rounded up to a power of two (mostly padding); if none fills them, the smallest tiles."""
+    fitting = [c for c in CONFIGS if c.block_m <= pow2_at_least(m, 64) and c.block_n <= pow2_at_least(n, 64)]
+    for config in fitting:
+        if tiles(m, n, config) >= FULL_FILL * sms:
+            return config
+    return fitting[-1] if fitting else CONFIGS[-1]
 
 
 def _is_hopper(device: torch.device) -> bool:
@@ -79,12 +118,19 @@ def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> st
     return None
 
 
-def pays_off(m: int, n: int, k: int, sms: int, config: RegistersConfig = DEFAULT_CONFIG) -> bool:
-    """Whether `tilelab.matmul` takes this path by default (given `unsupported_reason` is None): its tiles fill
-    REGISTERS_MIN_FILL of the SMs (few large tiles lose to the copy and smaller tiles), and the problem is a
-    real matrix product (N and K above 1)."""
-    tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
-    return n > 1 and k > 1 and tiles >= REGISTERS_MIN_FILL * sms
+def config_tagged(tag: str) -> RegistersConfig:
+    """The configuration of `CONFIGS` with this `tag`, or a ValueError naming the tags there are."""
+    for config in CONFIGS:
+        if config.tag() == tag:
+            return config
+    raise ValueError(f"no registers configuration is tagged {tag!r}; there are {[c.tag() for c in CONFIGS]}")
+
+
+def pays_off(m: int, n: int, k: int, sms: int) -> bool:
+    """Whether `tilelab.matmul` takes this path by default (given `unsupported_reason` is None): the tiles
+    `choose_config` picks fill REGISTERS_MIN_FILL of the SMs (fewer lose to the copy of B and the pointer
+    kernel), and the problem is a real matrix product (N and K above 1)."""
+    return n > 1 and k > 1 and tiles(m, n, choose_config(m, n, sms)) >= REGISTERS_MIN_FILL * sms
 
 
 def require_supported(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> None:
@@ -117,7 +163,7 @@ def programs(m: int, n: int, config: RegistersConfig, sms: int) -> int:
     """The persistent grid: tiles shared evenly over at most one program per SM (`balanced_programs`)."""
     from tilelab.ops.matmul_hopper import balanced_programs
 
-    return balanced_programs(ceil_div(m, config.block_m) * ceil_div(n, config.block_n), sms)
+    return balanced_programs(tiles(m, n, config), sms)
 
 
 def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: RegistersConfig, sms: int):
