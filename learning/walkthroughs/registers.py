@@ -67,7 +67,7 @@ def build() -> Script:
     s.say("")
 
     s.say("Which tiles? Large ones read A and B fewer times per flop, but a problem must make enough of them")
-    s.say("to keep every SM busy. matmul_registers.choose_config takes the largest of CONFIGS (256x128, 128x128,")
+    s.say("to keep every SM busy. matmul_registers.choose_config takes the largest of CONFIGS (256x128, 256x64,")
     s.say(f"128x64, 64x64) whose count reaches FULL_FILL = {FULL_FILL} of the SMs; if none does, the smallest.")
     s.say(f"And the path is the default only if those tiles fill REGISTERS_MIN_FILL = {REGISTERS_MIN_FILL} of the"
           " SMs.")
@@ -81,7 +81,7 @@ def build() -> Script:
     s.say("On the H200: 1.00-1.02x torch at 4096^3, 0.98-0.99x at 8192^3, where copying B first gave 0.90-0.92x")
     s.say("(results/h200-matmul-float32-tf32-registers.json, -repeat.json); with B rounded, 1.01x and 0.99x")
     s.say("(results/h200-matmul-float32-tf32-rounded.json). The smaller tiles: 1000^3 went from 0.90x (the copy")
-    s.say("of B) to 1.12x, 512x4096x4096 from 0.67x to 0.95x (results/h200-tf32-tiles-probe.log).")
+    s.say("of B) to 1.12x, 512x4096x4096 from 0.67x to 1.06x (results/h200-tf32-tiles-probe.log, -2.log).")
     s.say("See it compiled, without a GPU:")
     s.say("kernel-inspect --path registers --target sm_90   (the wgmma.a_registers row: A from registers)")
     s.say("kernel-inspect --path registers --config 128x64x32-w4-s6   (another of CONFIGS, by its tag)")

@@ -128,7 +128,7 @@ def test_registers_walkthrough_computes_from_the_library(monkeypatch):
     assert answers["wgmma instructions per warp group per K step"] == "4"
     question = "{}: tiles chosen, their count, and registers by default on 132 SMs"
     assert answers[question.format("4096x4096x4096")] == "256x128, 512, yes"
-    assert answers[question.format("512x4096x4096")] == "128x128, 128, yes"
+    assert answers[question.format("512x4096x4096")] == "256x64, 128, yes"
     assert answers[question.format("1000x1000x1000")] == "128x64, 128, yes"
     assert answers[question.format("512x512x512")] == "64x64, 64, yes"
     assert answers[question.format("300x260x1000")].startswith("64x64, 25, no")

@@ -57,7 +57,7 @@ def test_refuses_off_hopper_and_under_the_interpreter(monkeypatch):
 
 
 @pytest.mark.parametrize("m,n,k,expected", [
-    (512, 4096, 4096, True),  # 128 tiles of 128x128 on 132 SMs: 0.95x torch against the copy's 0.69x
+    (512, 4096, 4096, True),  # 128 tiles of 256x64 on 132 SMs: 1.06x torch against the copy's 0.69x
     (1000, 1000, 1000, True),  # 128 tiles of 128x64: 1.12x against the copy's 0.90x
     (1024, 1024, 1024, True),
     (512, 512, 512, True),  # 64 tiles of 64x64 (0.48 of the SMs): 1.10x against the pointer kernel's 0.85x
@@ -73,20 +73,21 @@ def test_pays_off_when_tiles_fill_the_sms(m, n, k, expected):
 @pytest.mark.parametrize("m,n,tag", [
     # The measured choices (results/h200-tf32-tiles-probe.log): the largest tiles that make 99 or more.
     (4096, 4096, "256x128x32-w8-s4"), (2048, 2048, "256x128x32-w8-s4"), (1024, 4096, "256x128x32-w8-s4"),
-    (512, 4096, "128x128x32-w8-s6"), (1000, 1000, "128x64x32-w4-s6"), (1024, 1024, "128x64x32-w4-s6"),
+    (768, 4096, "256x128x32-w8-s4"),  # 96 tiles: 0.73 of the SMs is enough
+    (512, 4096, "256x64x32-w4-s5"), (1000, 1000, "128x64x32-w4-s6"), (1024, 1024, "128x64x32-w4-s6"),
     (512, 512, "64x64x32-w4-s8"),  # nothing fills 99: the most tiles
     (127, 255, "64x64x32-w4-s8"),
     (64, 16384, "64x64x32-w4-s8"),  # 128-row tiles would be half padding
     (16384, 64, "128x64x32-w4-s6"),
-    (100, 100000, "128x128x32-w8-s6"),  # C's 100 rows round up to 128
+    (100, 100000, "128x64x32-w4-s6"),  # C's 100 rows round up to 128: no 256-row tiles
 ])
 def test_choose_config_takes_the_largest_tiles_that_fill_the_sms(m, n, tag):
     assert registers.choose_config(m, n, sms=132).tag() == tag
 
 
 def test_choose_config_follows_the_sm_count():
-    """Half the SMs: 1000^3's 64 tiles of 128x128 now fill them."""
-    assert registers.choose_config(1000, 1000, sms=66).tag() == "128x128x32-w8-s6"
+    """Half the SMs: 1000^3's 64 tiles of 256x64 now fill them."""
+    assert registers.choose_config(1000, 1000, sms=66).tag() == "256x64x32-w4-s5"
     assert registers.choose_config(8192, 8192, sms=20000).tag() == "64x64x32-w4-s8"
 
 

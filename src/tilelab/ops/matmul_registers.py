@@ -47,23 +47,27 @@ DEFAULT_CONFIG = RegistersConfig()
 
 # Smaller tiles, for problems that the default's tiles leave SMs idle; smaller tiles buy more programs with more
 # reads of A and B per flop, so each is taken only where the larger ones cannot fill the SMs. Measured on the
-# H200 (results/h200-tf32-tiles-probe.log, call YYY; torch.mm with TF32 allowed, in turns):
-#   512x4096x4096  128x128 (128 tiles) 0.95x torch, 128x64 (256) 0.77x, 256x128 (64) 0.68x;
-#   1000^3         128x64 (128 tiles) 1.12x, 128x128 (64) 0.88x, the copy of B 0.90x;
+# H200 against torch.mm with TF32 allowed, in turns (results/h200-tf32-tiles-probe.log, call YYY, and -2.log,
+# call ZZZ):
+#   512x4096x4096  256x64 (128 tiles) 1.06x torch, 128x128 (128) 0.95x, 256x128 (64) 0.68x;
+#   768x4096x4096  256x128 (96 tiles) 1.04x, 256x64 (192) 0.89x, 128x128 (192) 0.78x;
+#   1000^3         128x64 (128 tiles) 1.12-1.15x, 256x64 (64) 0.97x, 128x128 (64) 0.87x, the copy of B 0.90x;
 #   1024^3         128x64 (128 tiles) 1.05x (1.06x with 8 stages), 128x128 (64) 0.80x, the copy 0.81x;
 #   512^3          64x64 (64 tiles) 1.10x, 128x64 (32) 1.01x, the pointer kernel 0.85x;
 #   2048^3, 1024x4096x4096, 4096^3: 256x128 (128 tiles or more) ahead of every smaller tile by 12% or more.
-# Stages fill the shared memory as the default's four do (208, 156 and 135 KB).
+# A tile 256 wide (C's rows: wgmma's N) beats a square one of the same area: 256x64 over 128x128 at both shapes
+# timed. Stages fill the shared memory as the default's four do (216, 156 and 135 KB).
 CONFIGS: tuple[RegistersConfig, ...] = (
     DEFAULT_CONFIG,
-    RegistersConfig(block_m=128, block_n=128, num_stages=6),
+    RegistersConfig(block_m=256, block_n=64, num_stages=5, num_warps=4),
     RegistersConfig(block_m=128, block_n=64, num_stages=6, num_warps=4),
     RegistersConfig(block_m=64, block_n=64, num_stages=8, num_warps=4),
 )
 
 # `choose_config` takes the largest tiles that make at least this many programs per SM. The measurements above
-# put the line between 0.48 (64 tiles of 132: the larger tile lost each time) and 0.97 (128 tiles: it won).
-FULL_FILL = 0.75
+# put the line between 0.48 (64 tiles of 132: the larger tile lost at 512x4096x4096, 1000^3 and 512^3) and 0.73
+# (96 tiles: it won at 768x4096x4096).
+FULL_FILL = 0.6
 
 # Below this share of the SMs even the chosen tiles lose to the copy of B (or the pointer kernel): the default
 # tile's 64 tiles at 512x4096x4096 (0.48) ran at 0.67x torch against the copy's 0.60x, its 32 tiles at 1000^3
