@@ -75,9 +75,9 @@ def test_pays_off_when_tiles_fill_the_sms(m, n, k, expected):
     (4096, 4096, "256x128x32-w8-s4"), (2048, 2048, "256x128x32-w8-s4"), (1024, 4096, "256x128x32-w8-s4"),
     (768, 4096, "256x128x32-w8-s4"),  # 96 tiles: 0.73 of the SMs is enough
     (512, 4096, "256x64x32-w4-s5"), (1000, 1000, "128x64x32-w4-s6"), (1024, 1024, "128x64x32-w4-s6"),
-    (512, 512, "64x64x32-w4-s8"),  # nothing fills 99: the most tiles
-    (127, 255, "64x64x32-w4-s8"),
-    (64, 16384, "64x64x32-w4-s8"),  # 128-row tiles would be half padding
+    (512, 512, "64x64x32-w4-s12"),  # nothing fills 99: the most tiles
+    (127, 255, "64x64x32-w4-s12"),
+    (64, 16384, "64x64x32-w4-s12"),  # 128-row tiles would be half padding
     (16384, 64, "128x64x32-w4-s6"),
     (100, 100000, "128x64x32-w4-s6"),  # C's 100 rows round up to 128: no 256-row tiles
 ])
@@ -88,7 +88,7 @@ def test_choose_config_takes_the_largest_tiles_that_fill_the_sms(m, n, tag):
 def test_choose_config_follows_the_sm_count():
     """Half the SMs: 1000^3's 64 tiles of 256x64 now fill them."""
     assert registers.choose_config(1000, 1000, sms=66).tag() == "256x64x32-w4-s5"
-    assert registers.choose_config(8192, 8192, sms=20000).tag() == "64x64x32-w4-s8"
+    assert registers.choose_config(8192, 8192, sms=20000).tag() == "64x64x32-w4-s12"
 
 
 def test_configurations_fit_the_kernel():
@@ -121,6 +121,17 @@ def test_plan_takes_registers_by_default_and_skips_the_copy_of_b(on_hopper):
     few_tiles = operands(300, 260, 64)
     assert matmul_op.plan_matmul(*few_tiles, None, "tf32", None).path != "registers"
     assert matmul_op.plan_matmul(*few_tiles, "registers", "tf32", None).path == "registers"  # unless asked
+
+
+@pytest.mark.parametrize("m,expected", [(16, "splitk"), (32, "splitk"), (64, "registers"), (128, "registers"),
+                                        (256, "registers")])
+def test_registers_beats_split_k_from_64_rows(on_hopper, monkeypatch, m, expected):
+    """Where split-K would take a skinny tf32 problem, the registers kernel takes it from SPLIT_K_BELOW_M rows:
+    split-K's tf32 kernel transposes every tile of the row-major B (0.55x torch at 128x4096x4096, call AAAA)."""
+    monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: True)
+    a3, b3 = operands(m, 4096, 64)
+    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == expected
+    assert matmul_op.plan_matmul(a3.half(), b3.half(), None, "tf32", None).path == "splitk"  # fp16 keeps it
 
 
 def test_forced_registers_path_refuses_a_config(on_hopper):

@@ -54,14 +54,16 @@ DEFAULT_CONFIG = RegistersConfig()
 #   1000^3         128x64 (128 tiles) 1.12-1.15x, 256x64 (64) 0.97x, 128x128 (64) 0.87x, the copy of B 0.90x;
 #   1024^3         128x64 (128 tiles) 1.05x (1.06x with 8 stages), 128x128 (64) 0.80x, the copy 0.81x;
 #   512^3          64x64 (64 tiles) 1.10x, 128x64 (32) 1.01x, the pointer kernel 0.85x;
+#   128x4096x4096  64x64 (128 tiles) 1.08x with 12 stages, 1.03x with 8, 128x64 (64) 0.91x, split-K 0.55x
+#                  (results/h200-tf32-tiles-probe-skinny.log, call AAAA; 64x4096x4096 0.97x / 0.92x);
 #   2048^3, 1024x4096x4096, 4096^3: 256x128 (128 tiles or more) ahead of every smaller tile by 12% or more.
 # A tile 256 wide (C's rows: wgmma's N) beats a square one of the same area: 256x64 over 128x128 at both shapes
-# timed. Stages fill the shared memory as the default's four do (216, 156 and 135 KB).
+# timed. Stages fill the shared memory as the default's four do (216, 156 and 196 KB).
 CONFIGS: tuple[RegistersConfig, ...] = (
     DEFAULT_CONFIG,
     RegistersConfig(block_m=256, block_n=64, num_stages=5, num_warps=4),
     RegistersConfig(block_m=128, block_n=64, num_stages=6, num_warps=4),
-    RegistersConfig(block_m=64, block_n=64, num_stages=8, num_warps=4),
+    RegistersConfig(block_m=64, block_n=64, num_stages=12, num_warps=4),
 )
 
 # `choose_config` takes the largest tiles that make at least this many programs per SM. The measurements above
@@ -74,6 +76,13 @@ FULL_FILL = 0.6
 # (0.24) at 0.53-0.65x against 0.82-0.88x (call AAA, results/h200-matmul-float32-tf32-sizes.json); 64x64 tiles,
 # 64 of them at 512^3 (0.48), at 1.10x against the pointer kernel's 0.85x (call YYY).
 REGISTERS_MIN_FILL = 0.4
+
+
+# Split-K's tf32 kernel reads a row-major B as it is, transposing each tile for wgmma: from 64 rows up, the
+# registers kernel beats it (call AAAA, results/h200-tf32-tiles-probe-skinny.log: 0.97x against 0.86x torch at
+# 64x4096x4096, 1.08x against 0.55x at 128 rows, 1.12x against 0.40x at 256, 0.93x against 0.49x at
+# 128x4096x11008); at 16 rows split-K stays ahead (1.13x against 0.86x).
+SPLIT_K_BELOW_M = 64
 
 
 def tiles(m: int, n: int, config: RegistersConfig) -> int:
