@@ -68,7 +68,8 @@ def build() -> Script:
 
     s.say("Which tiles? Large ones read A and B fewer times per flop, but a problem must make enough of them")
     s.say("to keep every SM busy. matmul_registers.choose_config takes the largest of CONFIGS (256x128, 256x64,")
-    s.say(f"128x64, 64x64) whose count reaches FULL_FILL = {FULL_FILL} of the SMs; if none does, the smallest.")
+    s.say(f"128x128, 128x64, 64x64) whose count reaches FULL_FILL = {FULL_FILL} of the SMs; if none does, the")
+    s.say("smallest. (Tiles taller or wider than C, rounded up to a power of two, are left out: mostly padding.)")
     s.say(f"And the path is the default only if those tiles fill REGISTERS_MIN_FILL = {REGISTERS_MIN_FILL} of the"
           " SMs.")
     for m, n, k in ((4096, 4096, 4096), (512, 4096, 4096), (1000, 1000, 1000), (512, 512, 512), (300, 260, 1000)):

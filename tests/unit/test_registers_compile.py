@@ -70,7 +70,8 @@ def test_four_stages_fit_beside_a_quarter_tile_staging_buffer(compiled):
     assert compiled["bfloat16"]["shared"] < compiled["float32"]["shared"]  # a half-size staging buffer
 
 
-SMALLER_TILES = ["256x64x32-w4-s5", "128x64x32-w4-s6", "64x64x32-w4-s12"]  # matmul_registers.CONFIGS[1:]
+# matmul_registers.CONFIGS[1:]
+SMALLER_TILES = ["256x64x32-w4-s5", "128x128x32-w8-s6", "128x64x32-w4-s6", "64x64x32-w4-s12"]
 
 
 @pytest.mark.parametrize("variant", ["float32", "bfloat16", "truncated", *SMALLER_TILES])
