@@ -47,20 +47,20 @@ DEFAULT_CONFIG = RegistersConfig()
 
 # Smaller tiles, for problems that the default's tiles leave SMs idle; smaller tiles buy more programs with more
 # reads of A and B per flop, so each is taken only where the larger ones cannot fill the SMs. Measured on the
-# H200 against torch.mm with TF32 allowed, in turns (results/h200-tf32-tiles-probe.log, call YYY, and -2.log,
-# call ZZZ):
-#   512x4096x4096  256x64 (128 tiles) 1.06x torch, 128x128 (128) 0.95x, 256x128 (64) 0.68x;
+# H200 against torch.mm with TF32 allowed, in turns (results/h200-tf32-tiles-probe.log, call YYY; -2.log, call
+# ZZZ; -skinny.log, call AAAA; -3.log, call CCCC):
+#   512x4096x4096  256x64 (128 tiles) 1.06-1.09x torch, 128x128 (128) 0.95x, 256x128 (64) 0.68x;
 #   768x4096x4096  256x128 (96 tiles) 1.04x, 256x64 (192) 0.89x, 128x128 (192) 0.78x;
 #   1000^3         128x64 (128 tiles) 1.12-1.15x, 256x64 (64) 0.97x, 128x128 (64) 0.87x, the copy of B 0.90x;
 #   1024^3         128x64 (128 tiles) 1.05x (1.06x with 8 stages), 128x128 (64) 0.80x, the copy 0.81x;
-#   512^3          64x64 (64 tiles) 1.10x, 128x64 (32) 1.01x, the pointer kernel 0.85x;
-#   128x11008x4096 128x128 (86 tiles, one wave) 0.96x, 128x64 (172 tiles, 1.3 waves) 0.73x (-3.log, call CCCC);
+#   512^3          64x64 (64 tiles) 1.03-1.10x, 128x64 (32) 0.98-1.01x, the pointer kernel 0.85x;
+#   128x11008x4096 128x128 (86 tiles, one wave) 0.96x, 128x64 (172 tiles, 1.3 waves) 0.73x;
 #   128x4096x4096  64x64 (128 tiles) 1.08x with 12 stages, 1.03x with 8, 128x64 (64) 0.91x, split-K 0.55x
-#                  (results/h200-tf32-tiles-probe-skinny.log, call AAAA; 64x4096x4096 0.97x / 0.92x);
+#                  (64x4096x4096: 0.97x / 0.92x);
 #   2048^3, 1024x4096x4096, 4096^3: 256x128 (128 tiles or more) ahead of every smaller tile by 12% or more.
 # A tile 256 wide (C's rows: wgmma's N) beats a square one of the same area: 256x64 over 128x128 at both shapes
 # timed. So 128x128 comes after 256x64: it is chosen where C has too few rows for 256-row tiles.
-# Stages fill the shared memory as the default's four do (216, 208, 156 and 196 KB).
+# Stages fill the shared memory as the default's four do (216, 208, 152 and 196 KB).
 CONFIGS: tuple[RegistersConfig, ...] = (
     DEFAULT_CONFIG,
     RegistersConfig(block_m=256, block_n=64, num_stages=5, num_warps=4),
