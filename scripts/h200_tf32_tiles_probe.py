@@ -59,6 +59,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--shape", action="append", help="M,N,K (repeatable; default: SHAPES)")
     parser.add_argument("--config", action="append", help="a tag (repeatable; default: CONFIGS)")
+    parser.add_argument("--splitk", action="store_true", help="also time tilelab.matmul(path='splitk')")
     args = parser.parse_args()
     shapes = [tuple(int(x) for x in s.split(",")) for s in args.shape] if args.shape else SHAPES
     configs = {tag: parse_tag(tag) for tag in args.config} if args.config else CONFIGS
@@ -71,6 +72,8 @@ def main() -> None:
         plan = describe_plan(a, b)
         variants = {"torch": lambda a=a, b=b: torch.mm(a, b),
                     "tilelab.matmul": planned(lambda a=a, b=b: tilelab.matmul(a, b))}
+        if args.splitk:
+            variants["split-K"] = planned(lambda a=a, b=b: tilelab.matmul(a, b, path="splitk"))
         for name, config in configs.items():
             tiles = -(-m // config.block_m) * -(-n // config.block_n)
             variants[f"{name} ({tiles} tiles)"] = variant(a, b, config)
