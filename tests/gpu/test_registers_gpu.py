@@ -85,6 +85,17 @@ def test_default_for_tf32_when_its_tiles_fill_the_sms(m, n, k, tag, rng):
     assert_matches_reference(tilelab.matmul(a, b), a, b, precision="tf32", label="default")
 
 
+@pytest.mark.parametrize("m,n,k,expected", [(16, 4096, 4096, "splitk"), (128, 4096, 4096, "registers"),
+                                            (48, 4096, 4096, "registers"), (2048, 128, 8192, "splitk")])
+def test_skinny_tf32_between_split_k_and_registers(m, n, k, expected, rng):
+    """Problems split-K applies to: the registers kernel takes those whose B is the larger operand, from 48 rows
+    (`matmul_registers.beats_split_k`)."""
+    a = randn((m, k), torch.float32, "cuda", rng)
+    b = randn((k, n), torch.float32, "cuda", rng)
+    assert matmul_op.describe_plan(a, b)["path"] == expected
+    assert_matches_reference(tilelab.matmul(a, b), a, b, precision="tf32", label=f"{m}x{n}x{k} {expected}")
+
+
 def test_few_tiles_keep_the_copy_of_b(rng):
     """300x260 makes 25 tiles of 64x64, too few to fill 0.4 of the SMs: the copy of B (or no copy at all)."""
     a = randn((300, 1000), torch.float32, "cuda", rng)

@@ -124,14 +124,21 @@ def test_plan_takes_registers_by_default_and_skips_the_copy_of_b(on_hopper):
     assert matmul_op.plan_matmul(*few_tiles, "registers", "tf32", None).path == "registers"  # unless asked
 
 
-@pytest.mark.parametrize("m,expected", [(16, "splitk"), (32, "splitk"), (64, "registers"), (128, "registers"),
-                                        (256, "registers")])
-def test_registers_beats_split_k_from_64_rows(on_hopper, monkeypatch, m, expected):
-    """Where split-K would take a skinny tf32 problem, the registers kernel takes it from SPLIT_K_BELOW_M rows:
-    split-K's tf32 kernel transposes every tile of the row-major B (0.55x torch at 128x4096x4096, call AAAA)."""
+@pytest.mark.parametrize("m,n,expected", [
+    (16, 4096, "splitk"), (32, 4096, "splitk"),  # split-K 1.13-1.14x torch, registers 0.86-0.92x (H200)
+    (48, 4096, "registers"), (64, 4096, "registers"), (128, 4096, "registers"), (256, 4096, "registers"),
+    (4096, 32, "splitk"), (4096, 64, "splitk"),  # B is the smaller operand: split-K 0.99-1.00x, registers 0.95-0.99x
+    (2048, 128, "splitk"),  # K = 8192 there: split-K 1.04x, registers 0.64x
+    (4096, 4096, "registers"),
+])
+def test_registers_before_split_k_where_it_measured_faster(on_hopper, monkeypatch, m, n, expected):
+    """Where split-K would take a tf32 problem, the registers kernel takes it from SPLIT_K_BELOW_M rows when B is
+    the larger operand: split-K's tf32 kernel transposes every tile of the row-major B (0.55x torch at
+    128x4096x4096, calls AAAA and EEEE)."""
     monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: True)
-    a3, b3 = operands(m, 4096, 64)
+    a3, b3 = operands(m, n, 64)
     assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == expected
+    assert registers.beats_split_k(m, n) is (expected == "registers")
     assert matmul_op.plan_matmul(a3.half(), b3.half(), None, "tf32", None).path == "splitk"  # fp16 keeps it
 
 

@@ -231,15 +231,15 @@ def _split_k_pays_off(device: torch.device, batch: int, m: int, n: int, k: int) 
 
 def _registers_by_default(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> bool:
     """Whether path=None takes the registers kernel (tf32, B row-major, Hopper): where the kernel can take the
-    operands, its tiles fill enough SMs (`matmul_registers.pays_off`), and the problem has too many rows for
-    split-K to win (`matmul_registers.SPLIT_K_BELOW_M`) or split-K does not apply."""
+    operands, its tiles fill enough SMs (`matmul_registers.pays_off`), and split-K either does not apply or
+    measured slower for this shape (`matmul_registers.beats_split_k`)."""
     if a3.dtype != torch.float32 or precision != "tf32":
         return False  # the common cases answer before anything is imported
     from tilelab.ops import matmul_hopper, matmul_registers
 
     _, m, k = a3.shape
     n = b3.shape[2]
-    return ((m >= matmul_registers.SPLIT_K_BELOW_M
+    return ((matmul_registers.beats_split_k(m, n)
              or not _split_k_pays_off(a3.device, max(a3.shape[0], b3.shape[0]), m, n, k))
             and matmul_registers.unsupported_reason(a3, b3, precision) is None
             and matmul_registers.pays_off(m, n, k, matmul_hopper.device_sms(a3.device)))

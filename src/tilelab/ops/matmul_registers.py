@@ -81,11 +81,21 @@ FULL_FILL = 0.6
 REGISTERS_MIN_FILL = 0.4
 
 
-# Split-K's tf32 kernel reads a row-major B as it is, transposing each tile for wgmma: from 64 rows up, the
-# registers kernel beats it (call AAAA, results/h200-tf32-tiles-probe-skinny.log: 0.97x against 0.86x torch at
-# 64x4096x4096, 1.08x against 0.55x at 128 rows, 1.12x against 0.40x at 256, 0.93x against 0.49x at
-# 128x4096x11008); at 16 rows split-K stays ahead (1.13x against 0.86x).
-SPLIT_K_BELOW_M = 64
+# Split-K's tf32 kernel reads a row-major B as it is and transposes each of its tiles for wgmma, a cost that
+# grows with B. Where split-K applies (few output tiles, a long K), the registers kernel wins once C has 48 rows
+# or more and B is the larger operand (N >= M); split-K keeps the rest. Measured on the H200 in turns, registers
+# against split-K, torch = 1 (calls AAAA and EEEE, results/h200-tf32-tiles-probe-skinny.log, -splitk.log):
+#   16, 32 x 4096 x 4096   0.86x / 1.13x, 0.92x / 1.14x
+#   48, 64 x 4096 x 4096   0.95x / 0.84x, 0.97x / 0.86x
+#   128, 256 x 4096 x 4096 1.08x / 0.55x, 1.12x / 0.40x;   128x4096x11008 0.93x / 0.49x
+#   4096 x 128, 64, 32 x 4096  1.11x / 1.08x, 0.99x / 1.00x, 0.95x / 0.99x;   2048x128x8192 0.64x / 1.04x
+SPLIT_K_BELOW_M = 48
+
+
+def beats_split_k(m: int, n: int) -> bool:
+    """Whether the registers kernel takes a problem that split-K would: C has SPLIT_K_BELOW_M rows or more and at
+    least as many columns as rows (B, K x N, is then the larger operand, whose tiles split-K transposes)."""
+    return m >= SPLIT_K_BELOW_M and n >= m
 
 
 def tiles(m: int, n: int, config: RegistersConfig) -> int:
