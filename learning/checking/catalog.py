@@ -62,7 +62,10 @@ EXERCISES = [
     Exercise("triton_matmul", "8", "triton", "tiled, masked matrix multiplication",
              ("matmul_kernel", "launch_matmul")),
     Exercise("alignment", "9", "python", "what a row's start lets loads do: vector widths and sectors",
-             ("proven_vector_bytes", "sectors_touched", "row_offsets", "worst_box_row_sectors")),
+             ("proven_vector_bytes", "sectors_touched", "row_offsets", "worst_box_row_sectors",
+              "aligned_row_stride")),
+    Exercise("filling", "I5", "python", "enough tiles for the SMs: counts, waves and the largest tile that fills",
+             ("tile_count", "waves", "busy_fraction", "choose_tiles")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

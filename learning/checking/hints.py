@@ -17,6 +17,17 @@ HINTS = {
         "aligned_row_stride: a 1000-wide fp16 row is 2000 bytes; the next multiple of 128 bytes is 2048, which"
         " is 1024 elements.",
     ],
+    "filling": [
+        "tile_count: ceil(1000 / 128) = 8 tiles along M and ceil(1000 / 64) = 16 along N: 8 x 16 = 128 tiles."
+        " Round each side up with -(-m // block_m), then multiply.",
+        "waves: 172 tiles on 132 SMs take two rounds, the second with only 40 tiles in it. Round up; 0 tiles"
+        " need 0 waves.",
+        "busy_fraction: two waves of 132 SMs offer 264 slots; 172 of them hold a tile: 172 / 264.",
+        "choose_tiles, the padding rule: 100 rows round up to 128, 64 rows stay 64, and 20 rows round up to 64"
+        " (the floor). Keep a tile only if block_m <= that for m and block_n <= that for n.",
+        "choose_tiles, the fill: walk the fitting tiles in the given order (largest first) and return the first"
+        " whose tile_count >= full_fill * sms. None does? The last fitting tile. None fits? The last candidate.",
+    ],
     "strides": [
         "Row-major: the last dimension moves by 1; each earlier one moves by the product of all later sizes.",
         "The storage position of index (i, j) is offset + i*strides[0] + j*strides[1].",

@@ -99,3 +99,33 @@ def aligned_row_stride(width: int, element_size: int) -> int:
     unit = 128 if width * element_size >= 128 else 16
     per_unit = unit // element_size
     return -(-width // per_unit) * per_unit
+
+
+# Exercise 14 (workshop I5): enough tiles for the SMs.
+H200_SMS = 132
+# The (block_m, block_n) of tilelab.ops.matmul_registers.CONFIGS, in their order (largest first);
+# tests/learning/test_learning_reference.py keeps the two equal.
+REGISTERS_TILES = [(256, 128), (256, 64), (128, 128), (128, 64), (64, 64)]
+
+
+def tile_count(m: int, n: int, block_m: int, block_n: int) -> int:
+    return cdiv(m, block_m) * cdiv(n, block_n)
+
+
+def waves(tiles: int, sms: int) -> int:
+    return cdiv(tiles, sms)
+
+
+def busy_fraction(tiles: int, sms: int) -> float:
+    return tiles / (waves(tiles, sms) * sms)
+
+
+def choose_tiles(m: int, n: int, sms: int, candidates, full_fill: float = 0.6) -> tuple[int, int]:
+    """tilelab.ops.matmul_registers.choose_config on (block_m, block_n) pairs, for m, n >= 1 (standard library
+    only; tests/learning/test_learning_reference.py keeps the two equal)."""
+    rows, cols = max(64, next_power_of_two(m)), max(64, next_power_of_two(n))
+    fitting = [(bm, bn) for bm, bn in candidates if bm <= rows and bn <= cols]
+    for bm, bn in fitting:
+        if tile_count(m, n, bm, bn) >= full_fill * sms:
+            return (bm, bn)
+    return fitting[-1] if fitting else tuple(candidates[-1])

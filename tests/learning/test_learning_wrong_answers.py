@@ -39,6 +39,15 @@ CASES = [
      ["sectors_touched(16, 128, sector=32) returned 4, expected 5", "can touch one more"]),
     ("alignment_stride_in_elements", "alignment", Status.FAIL,
      ["aligned_row_stride(3000, 2) returned 3072, expected 3008", "128 is a count of bytes, not of elements"]),
+    ("filling_floor_tiles", "filling", Status.FAIL,
+     ["tile_count(1000, 1000, 128, 64) returned 105, expected 128", "a partial tile is still a tile"]),
+    ("filling_busy_per_sm", "filling", Status.FAIL,
+     ["busy_fraction(172, 132) returned 1.30303, expected 0.651515", "tiles / (waves * sms)"]),
+    ("filling_no_padding_rule", "filling", Status.FAIL,
+     ["choose_tiles(128, 11008, 132, [(256, 128), (256, 64), (128, 128), (128, 64), (64, 64)]) returned (256, 128), "
+      "expected (128, 128)", "mostly padding"]),
+    ("filling_smallest_that_fills", "filling", Status.FAIL,
+     ["returned (64, 64), expected (256, 128)", "the smallest tile that fills the SMs; take the largest"]),
     ("triton_matmul_unmasked_store", "triton_matmul", Status.FAIL,
      ["stray store", "outside the", "program (pid_m=", "lane (", "masked on both"]),
 ]

@@ -1,0 +1,44 @@
+"""The checker's standard-library answers agree with the library rules they copy.
+
+Exercise 14's `choose_tiles` is `tilelab.ops.matmul_registers.choose_config` on plain (block_m, block_n) pairs;
+its checks use the registers kernel's tiles and the H200's 132 SMs. (Exercise 13's `aligned_row_stride` is kept
+equal to `tilelab.alignment.output_row_stride` in tests/unit/test_aligned_allocation.py.)
+"""
+
+import random
+
+from learning.checking import reference as ref
+
+SIDES = [1, 15, 16, 17, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 300, 511, 512, 513, 768, 1000, 1024, 1536,
+         2048, 3000, 4096, 11008, 16384]
+SMS = [1, 8, 16, 46, 66, 78, 80, 100, 108, 110, 114, 132, 144, 170, 264]
+
+
+def test_the_course_tiles_are_the_registers_kernel_s():
+    from tilelab.ops import matmul_registers
+
+    assert ref.REGISTERS_TILES == [(c.block_m, c.block_n) for c in matmul_registers.CONFIGS]
+
+
+def test_choose_tiles_agrees_with_choose_config():
+    from tilelab.ops import matmul_registers
+
+    rng = random.Random(14)
+    sides = SIDES + [rng.randint(1, 20000) for _ in range(40)]
+    problems = [(m, n, sms) for m in sides for n in sides for sms in SMS[::3]]
+    problems += [(rng.randint(1, 20000), rng.randint(1, 20000), rng.choice(SMS)) for _ in range(3000)]
+    for m, n, sms in problems:
+        # The default full_fill too: a new FULL_FILL in the library must reach the course (and workshop I5).
+        chosen = matmul_registers.choose_config(m, n, sms)
+        assert ref.choose_tiles(m, n, sms, ref.REGISTERS_TILES) == (chosen.block_m, chosen.block_n), (m, n, sms)
+        assert ref.tile_count(m, n, chosen.block_m, chosen.block_n) == matmul_registers.tiles(m, n, chosen)
+
+
+def test_the_measured_shapes_choose_what_the_workshop_says():
+    picks = {(m, n): ref.choose_tiles(m, n, ref.H200_SMS, ref.REGISTERS_TILES)
+             for m, n in [(512, 4096), (768, 4096), (1000, 1000), (128, 11008), (128, 4096), (2048, 2048),
+                          (4096, 4096), (64, 16384)]}
+    assert picks == {(512, 4096): (256, 64), (768, 4096): (256, 128), (1000, 1000): (128, 64),
+                     (128, 11008): (128, 128), (128, 4096): (64, 64), (2048, 2048): (256, 128),
+                     (4096, 4096): (256, 128), (64, 16384): (64, 64)}
+    assert ref.waves(172, ref.H200_SMS) == 2 and round(ref.busy_fraction(172, ref.H200_SMS), 4) == 0.6515
