@@ -6,8 +6,9 @@ TAG is `RegistersConfig.tag()`'s form, BMxBNxBK-wWARPS-sSTAGES (e.g. 256x64x32-w
 probe times the configurations below.
 
 The registers kernel's default 256x128 tile makes 64 tiles at 512x4096x4096 and 32 at 1024^3: a half and a
-quarter of the H200's 132 SMs. There `tilelab.matmul` copies B K-major and takes the descriptor kernel instead
-(0.67-0.69x and 0.80-0.86x torch, results/h200-matmul-float32-tf32-sizes-final.json). The kernel takes any
+quarter of the H200's 132 SMs. Before this probe (the tenth session's code) `tilelab.matmul` ran those 64 tiles
+at 0.67-0.69x torch, and at 1000^3 and 1024^3 copied B K-major for the descriptor kernel, 0.80-0.91x
+(results/h200-matmul-float32-tf32-sizes-final.json). The kernel takes any
 block_m (C^T's wgmma N), block_n (64 rows of C^T per warp group) and stage count; this probe times tiles that
 fill the SMs against torch.mm with TF32 allowed and against what `tilelab.matmul` does by default, in turns,
 cold L2, with each one's relative error against float64.
