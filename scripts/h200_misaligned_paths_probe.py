@@ -12,7 +12,6 @@ default, the pointer and descriptor paths with the large tiles, and the default 
 import argparse
 
 import torch
-import triton
 
 import tilelab
 from scripts.turns import report_in_turns
@@ -27,11 +26,8 @@ TILES = [  # BLOCK_M, BLOCK_N, BLOCK_K, warps, stages
 def probe(size: int, dtype: torch.dtype, rounds: int) -> None:
     a = torch.randn(size, size, device="cuda").to(dtype)
     b = torch.randn(size, size, device="cuda").to(dtype)
-    width = triton.cdiv(size, 64) * 64
-    a_lines = torch.empty(size, width, device="cuda", dtype=dtype)[:, :size]
-    b_lines = torch.empty(size, width, device="cuda", dtype=dtype)[:, :size]
-    a_lines.copy_(a)
-    b_lines.copy_(b)
+    a_lines, b_lines = tilelab.to_aligned(a), tilelab.to_aligned(b)  # fp16/bf16 rows padded to 64 elements
+    width = a_lines.stride(0)
     variants = {"torch": lambda: torch.mm(a, b), "library default": lambda: tilelab.matmul(a, b),
                 f"default, rows padded to {width}": lambda: tilelab.matmul(a_lines, b_lines)}
     for bm, bn, bk, warps, stages in TILES:

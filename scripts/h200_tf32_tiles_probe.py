@@ -19,6 +19,7 @@ import argparse
 import torch
 
 import tilelab
+from scripts.h200_tf32_rounding_probe import variant
 from scripts.turns import planned, report_in_turns
 from tilelab.ops import matmul_registers as registers
 from tilelab.ops.matmul import describe_plan
@@ -36,16 +37,6 @@ CONFIGS = {
     "64x128x32 s8": registers.RegistersConfig(64, 128, 32, 8),
     "64x64x32 w4 s8": registers.RegistersConfig(64, 64, 32, 8, num_warps=4),
 }
-
-
-def variant(a, b, config):
-    c = torch.empty(a.shape[0], b.shape[1], device=a.device, dtype=torch.float32)
-    sms = device_sms(a.device)
-
-    def run():
-        registers.launch(a, b, c, config, sms)
-        return c
-    return run
 
 
 def parse_tag(tag: str) -> registers.RegistersConfig:

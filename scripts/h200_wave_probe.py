@@ -13,13 +13,13 @@ multiple of 64 elements (128-byte lines): what misaligned rows cost at that size
 import argparse
 
 import torch
-import triton
 
 import tilelab
 from scripts.turns import report_in_turns
 from tilelab.bench.kernels import launched_kernels, short_name
 from tilelab.ops import matmul_hopper
 from tilelab.ops.matmul import describe_plan
+from tilelab.tuning import ceil_div, tile_count
 
 
 def probe(size: int, dtype: torch.dtype, rounds: int) -> None:
@@ -30,9 +30,9 @@ def probe(size: int, dtype: torch.dtype, rounds: int) -> None:
     print(f"default plan: {describe_plan(a, b)}", flush=True)
     variants = {"torch": lambda: torch.mm(a, b), "library default": lambda: tilelab.matmul(a, b)}
     for config in matmul_hopper.PERSISTENT_CANDIDATES:
-        tiles = triton.cdiv(size, config.block_m) * triton.cdiv(size, config.block_n)
+        tiles = tile_count(size, size, config)
         programs = matmul_hopper.balanced_programs(tiles, sms)
-        name = f"{config.label()} ({tiles} tiles, {triton.cdiv(tiles, programs)} rounds of {programs})"
+        name = f"{config.label()} ({tiles} tiles, {ceil_div(tiles, programs)} rounds of {programs})"
         variants[name] = lambda c=config: tilelab.matmul(a, b, path="persistent", config=c)
     report_in_turns(f"== {size}^3 {dtype}", variants, rounds, by_time=True)
 
@@ -40,11 +40,8 @@ def probe(size: int, dtype: torch.dtype, rounds: int) -> None:
 def padded_rows(size: int, dtype: torch.dtype, rounds: int) -> None:
     a = torch.randn(size, size, device="cuda").to(dtype)
     b = torch.randn(size, size, device="cuda").to(dtype)
-    width = triton.cdiv(size, 64) * 64
-    a_lines = torch.empty(size, width, device="cuda", dtype=dtype)[:, :size]
-    b_lines = torch.empty(size, width, device="cuda", dtype=dtype)[:, :size]
-    a_lines.copy_(a)
-    b_lines.copy_(b)
+    a_lines, b_lines = tilelab.to_aligned(a), tilelab.to_aligned(b)  # fp16/bf16 rows padded to 64 elements
+    width = a_lines.stride(0)
     variants = {"torch": lambda: torch.mm(a, b), "library default": lambda: tilelab.matmul(a, b),
                 f"default, rows padded to {width}": lambda: tilelab.matmul(a_lines, b_lines),
                 f"torch, rows padded to {width}": lambda: torch.mm(a_lines, b_lines)}

@@ -19,8 +19,8 @@ def build() -> Script:
         choose_config,
         pays_off,
         programs,
-        tiles,
     )
+    from tilelab.tuning import tile_count
 
     c = DEFAULT_CONFIG
     s = Script("registers: tf32 with B stored [K, N], and no copy of B")
@@ -74,7 +74,7 @@ def build() -> Script:
           " SMs.")
     for m, n, k in ((4096, 4096, 4096), (512, 4096, 4096), (1000, 1000, 1000), (512, 512, 512), (300, 260, 1000)):
         chosen = choose_config(m, n, H200_SMS)
-        count = tiles(m, n, chosen)
+        count = tile_count(m, n, chosen)
         verdict = "yes" if pays_off(m, n, k, H200_SMS) else "no: too few tiles even so"
         s.ask(f"{m}x{n}x{k}: tiles chosen, their count, and registers by default on {H200_SMS} SMs?",
               f"{chosen.block_m}x{chosen.block_n}, {count}, {verdict}")

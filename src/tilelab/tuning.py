@@ -116,6 +116,12 @@ def ceil_div(x: int, d: int) -> int:
     return -(-x // d)
 
 
+def tile_count(m: int, n: int, config) -> int:
+    """How many config.block_m x config.block_n tiles cover C [m, n] (a partial tile counts whole): the
+    programs of a one-tile-per-program grid, the work items of a persistent one."""
+    return ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
+
+
 def pow2_at_least(x: int, floor: int) -> int:
     """The smallest power of two >= x, at least `floor` (on the host: `triton.next_power_of_2` is a Triton
     function, 1.5 us a call)."""

@@ -22,6 +22,7 @@ def test_the_course_tiles_are_the_registers_kernel_s():
 
 def test_choose_tiles_agrees_with_choose_config():
     from tilelab.ops import matmul_registers
+    from tilelab.tuning import tile_count
 
     rng = random.Random(14)
     sides = SIDES + [rng.randint(1, 20000) for _ in range(40)]
@@ -31,7 +32,7 @@ def test_choose_tiles_agrees_with_choose_config():
         # The default full_fill too: a new FULL_FILL in the library must reach the course (and workshop I5).
         chosen = matmul_registers.choose_config(m, n, sms)
         assert ref.choose_tiles(m, n, sms, ref.REGISTERS_TILES) == (chosen.block_m, chosen.block_n), (m, n, sms)
-        assert ref.tile_count(m, n, chosen.block_m, chosen.block_n) == matmul_registers.tiles(m, n, chosen)
+        assert ref.tile_count(m, n, chosen.block_m, chosen.block_n) == tile_count(m, n, chosen)
 
 
 def test_the_measured_shapes_choose_what_the_workshop_says():

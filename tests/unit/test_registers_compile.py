@@ -14,6 +14,7 @@ import re
 import pytest
 
 from tests.helpers import run_without_interpreter
+from tilelab.ops import matmul_registers
 
 MAX_SHARED = 232448  # bytes of shared memory one program may use on the H100/H200
 
@@ -70,8 +71,7 @@ def test_four_stages_fit_beside_a_quarter_tile_staging_buffer(compiled):
     assert compiled["bfloat16"]["shared"] < compiled["float32"]["shared"]  # a half-size staging buffer
 
 
-# matmul_registers.CONFIGS[1:]
-SMALLER_TILES = ["256x64x32-w4-s5", "128x128x32-w8-s6", "128x64x32-w4-s6", "64x64x32-w4-s12"]
+SMALLER_TILES = [config.tag() for config in matmul_registers.CONFIGS[1:]]  # the worker compiles each
 
 
 @pytest.mark.parametrize("variant", ["float32", "bfloat16", "truncated", *SMALLER_TILES])
@@ -93,8 +93,6 @@ def test_b_is_rounded_on_its_way_to_wgmma(compiled):
 def test_smaller_tiles_compile_as_the_default_does(compiled, tag):
     """`choose_config`'s other tiles: wgmma N = block_m with A from registers, warp-specialized, and their
     stages in the shared memory a program may have."""
-    from tilelab.ops import matmul_registers
-
     config = matmul_registers.config_tagged(tag)
     ptx = compiled[tag]["ptx"]
     shape = rf"wgmma\.mma_async\.sync\.aligned\.m64n{config.block_m}k8\.f32\.tf32\.tf32\s+\{{[^}}]*\}},\s*(\S+)"

@@ -103,6 +103,8 @@ def test_configurations_fit_the_kernel():
         assert stages + staging <= 227 * 1024, config
     tiles = [c.block_m * c.block_n for c in registers.CONFIGS]
     assert tiles == sorted(tiles, reverse=True)  # largest first: choose_config's order
+    last = registers.CONFIGS[-1]
+    assert (last.block_m, last.block_n) == (64, 64)  # fits every problem: choose_config always has a tile
     assert len({c.tag() for c in registers.CONFIGS}) == len(registers.CONFIGS)
 
 

@@ -19,7 +19,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 from tilelab import contracts, env, tuning
 from tilelab.alignment import SECTOR_BYTES, TMA_ALIGN, output_row_stride, padded_row_stride
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
-from tilelab.tuning import Config, ceil_div
+from tilelab.tuning import Config, ceil_div, tile_count
 
 PATHS = ("pointer", "descriptor", "persistent", "splitk", "registers")
 PRECISIONS = ("tf32", "tf32x3", "ieee")
@@ -299,7 +299,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
 
 def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int):
     """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
-    grid_tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
+    grid_tiles = tile_count(m, n, config)
     batch = c3.shape[0]
     kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
     if plan.path == "descriptor" and batch > 1:
@@ -922,7 +922,7 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         config = persistent_config(plan, p, c_probe)
         described["config"] = dataclasses.asdict(config)
         described["host_descriptors"] = matmul_hopper.persistent_host_descriptors(1 if one_gemm else 2, config)
-        tiles = ceil_div(p.m, config.block_m) * ceil_div(p.n, config.block_n)
+        tiles = tile_count(p.m, p.n, config)
         gemms = min(max(p.a3.shape[0], p.b3.shape[0]), MAX_GRID_Y)
         # programs per GEMM, as launch_persistent's grid gives them (balanced_programs)
         described["programs"] = matmul_hopper.persistent_grid(tiles, gemms, matmul_hopper.device_sms(a.device))[0]

@@ -33,7 +33,7 @@ from tilelab.ops.matmul import (
     host_operand_descriptors,
     pointer_align,
 )
-from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div, pow2_at_least
+from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div, pow2_at_least, tile_count
 
 INTERPRETER_SMS = 4  # programs of the persistent grid under the interpreter: small, so tiles outnumber them
 
@@ -205,7 +205,7 @@ def filling_first(candidates, m: int, n: int, batch: int, sms: int) -> list[Hopp
     """`candidates` with the first one whose tiles reach MIN_SM_FILL of the SMs moved to the front (or, if none
     does, the one with the most tiles); the rest keep their order. Large problems keep their first candidate."""
     def tiles(c: HopperConfig) -> int:
-        return batch * ceil_div(m, c.block_m) * ceil_div(n, c.block_n)
+        return batch * tile_count(m, n, c)
 
     if not candidates:
         return []
@@ -271,7 +271,7 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
 
     Returns (compiled kernel, grid, arguments) of the last launch, for replays.
     """
-    tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
+    tiles = tile_count(m, n, config)
     batch = c3.shape[0]
     host = persistent_host_descriptors(batch, config)
     if not host:
@@ -313,7 +313,7 @@ def split_k_candidates(m: int, n: int, k: int, batch: int, in_size: int, sms: in
     workspace offsets 32-bit, and make at most SPLIT_K_MAX_WAVES waves of programs (one slice always may)."""
     kept = []
     for c in prune(SPLIT_K_CANDIDATES, m, n, in_size, 0):
-        programs = batch * ceil_div(m, c.block_m) * ceil_div(n, c.block_n) * c.split_k
+        programs = batch * tile_count(m, n, c) * c.split_k
         if c.split_k > 1 and (programs > SPLIT_K_MAX_WAVES * sms or c.split_k * m * n >= 2**31
                               or c.split_k > ceil_div(k, c.block_k)):
             continue
@@ -391,7 +391,7 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
         _ensure_descriptor_scratch()  # every program builds its own batch's descriptors
     offsets_64 = not descriptors and _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
     align = 1 if descriptors else split_k_align(a3, b3, c3, n, k)
-    tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
+    tiles = tile_count(m, n, config)
     counters = split_k_counters(c3.device, tiles * min(batch, MAX_GRID_Y))
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)

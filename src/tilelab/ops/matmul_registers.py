@@ -10,7 +10,7 @@ import torch
 import triton
 
 from tilelab import contracts, env
-from tilelab.tuning import ceil_div, pow2_at_least
+from tilelab.tuning import pow2_at_least, tile_count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,19 +98,15 @@ def beats_split_k(m: int, n: int) -> bool:
     return m >= SPLIT_K_BELOW_M and n >= m
 
 
-def tiles(m: int, n: int, config: RegistersConfig) -> int:
-    """How many output tiles (programs' work items) C [M, N] makes with this configuration."""
-    return ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
-
-
 def choose_config(m: int, n: int, sms: int) -> RegistersConfig:
     """The largest tiles (`CONFIGS`, in order) whose count fills FULL_FILL of the SMs, leaving out tiles taller
-    or wider than C rounded up to a power of two (mostly padding); if none fills them, the smallest tiles."""
+    or wider than C rounded up to a power of two (mostly padding); if none fills them, the smallest tiles
+    (the last of CONFIGS, 64x64, fits every problem)."""
     fitting = [c for c in CONFIGS if c.block_m <= pow2_at_least(m, 64) and c.block_n <= pow2_at_least(n, 64)]
     for config in fitting:
-        if tiles(m, n, config) >= FULL_FILL * sms:
+        if tile_count(m, n, config) >= FULL_FILL * sms:
             return config
-    return fitting[-1] if fitting else CONFIGS[-1]
+    return fitting[-1]
 
 
 def _is_hopper(device: torch.device) -> bool:
@@ -156,7 +152,7 @@ def pays_off(m: int, n: int, k: int, sms: int) -> bool:
     """Whether `tilelab.matmul` takes this path by default (given `unsupported_reason` is None): the tiles
     `choose_config` picks fill REGISTERS_MIN_FILL of the SMs (fewer lose to the copy of B and the pointer
     kernel), and the problem is a real matrix product (N and K above 1)."""
-    return n > 1 and k > 1 and tiles(m, n, choose_config(m, n, sms)) >= REGISTERS_MIN_FILL * sms
+    return n > 1 and k > 1 and tile_count(m, n, choose_config(m, n, sms)) >= REGISTERS_MIN_FILL * sms
 
 
 def require_supported(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> None:
@@ -189,7 +185,7 @@ def programs(m: int, n: int, config: RegistersConfig, sms: int) -> int:
     """The persistent grid: tiles shared evenly over at most one program per SM (`balanced_programs`)."""
     from tilelab.ops.matmul_hopper import balanced_programs
 
-    return balanced_programs(tiles(m, n, config), sms)
+    return balanced_programs(tile_count(m, n, config), sms)
 
 
 def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: RegistersConfig, sms: int):

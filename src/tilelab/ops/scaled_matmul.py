@@ -31,7 +31,7 @@ from tilelab.ops.matmul import (
     host_descriptors,
 )
 from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, balanced_programs, device_sms, filling_first, prune
-from tilelab.tuning import ceil_div
+from tilelab.tuning import tile_count
 
 INPUT_DTYPE = torch.float8_e4m3fn
 OUTPUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
@@ -243,7 +243,7 @@ def launch_scaled(a, bt, c, scale_a, scale_b, m: int, n: int, k: int, config: Ho
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
-    tiles = ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
+    tiles = tile_count(m, n, config)
     # A [M, K] and bt [N, K] are both K-major: described as stored, which host_descriptors calls "row-major A"
     # and "column-major B" (B = bt.T).
     a_layout = OperandLayout(True, _row_stride(a.stride(0), m, k), 0, tma_ok=True)
