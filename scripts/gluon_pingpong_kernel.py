@@ -8,6 +8,11 @@ owns whole tiles, alternately: group 0 computes the program's tiles 0, 2, 4, ...
 One loader warp fills a ring of stages in tile order, so group 1's first K steps arrive as group 0 releases
 its last ones: group 1's MMAs then run while group 0 stores, and the other way round.
 
+The groups also take turns explicitly: a group starts a tile's K loop only once the other has passed the
+previous tile's (`turns`). Without that, group 1 would wait on a stage's "ready" barrier many rounds ahead
+of where the ring is, and a barrier's wait only tells the parity of a round apart: it would take round 0's
+data for its own (the first version of this kernel did, and faulted on the H200).
+
 The price: a warp group's accumulator must fit its 128 threads' registers, so a tile is 128x128 or 64x256
 (half of the persistent kernel's), which reads more of A and B per multiply-add.
 """
@@ -26,7 +31,7 @@ from tilelab.kernels.matmul_tf32_registers import grouped_tile, load_partition
 
 
 @gluon.jit
-def mma_partition(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M: gl.constexpr,
+def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, GROUP_M: gl.constexpr,
                   TURN: gl.constexpr):
     """One warp group: the program's tiles TURN, TURN + 2, ...; K loop on the shared ring, then the store."""
     STAGES: gl.constexpr = a_bufs.type.shape[0]
@@ -42,6 +47,9 @@ def mma_partition(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M
     for tile in range(gl.program_id(0) + TURN * programs, tiles, 2 * programs):
         pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         step = mine * k_steps
+        # The other group's K loop for the program's previous tile has begun its last step: the ring is
+        # within a round of this tile's first step. (Completion c of turns[other] is its tile 2c + other.)
+        mbarrier.wait(turns.index(1 - TURN), ((mine - 1) // 2) & 1, pred=mine > 0)
         acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, acc_layout)
         for k in range(k_steps):
             stage = step % STAGES
@@ -51,6 +59,7 @@ def mma_partition(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M
             # The previous step's wgmma is done: its stage goes back to the loader.
             mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), pred=k > 0)
             step += 1
+        mbarrier.arrive(turns.index(TURN))  # the other group may start its next tile
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
         mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES))
         tma.store_wait(0)  # this group's previous store has left its staging buffer
@@ -75,11 +84,14 @@ def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexp
     c_second = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(turns.index(0), count=1)
+    mbarrier.init(turns.index(1), count=1)
     for stage in gl.static_range(STAGES):
         mbarrier.init(ready.index(stage), count=1)
         mbarrier.init(empty.index(stage), count=1)
     gl.warp_specialize([
-        (mma_partition, (a_bufs, b_bufs, ready, empty, c_desc, c_first, M, N, K, GROUP_M, 0)),
-        (mma_partition, (a_bufs, b_bufs, ready, empty, c_desc, c_second, M, N, K, GROUP_M, 1)),
+        (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_first, M, N, K, GROUP_M, 0)),
+        (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_second, M, N, K, GROUP_M, 1)),
         (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M)),
     ], [4, 1], [MMA_REGS, 24])

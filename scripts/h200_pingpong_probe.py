@@ -18,6 +18,7 @@ import tilelab
 from scripts.turns import report_in_turns
 from tilelab.ops.matmul import describe_plan
 from tilelab.ops.matmul_hopper import balanced_programs, device_sms
+from tilelab.reference import relative_error
 from tilelab.tuning import ceil_div
 
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024), (4096, 4096, 11008), (4096, 11008, 4096),
@@ -60,6 +61,24 @@ def pingpong(a, b, tag: str, grid_rule: str):
     return run, programs
 
 
+CHECK_SHAPES = [(1000, 1000, 1000), (256, 384, 64), (777, 1032, 520), (4096, 4096, 4096)]
+
+
+def check(tags: list[str], dtype: torch.dtype) -> None:
+    """Each configuration's relative error against float64, on both grids (C poisoned with NaN first)."""
+    for m, n, k in CHECK_SHAPES:
+        a = torch.randn(m, k, device="cuda", dtype=dtype)
+        b = torch.randn(k, n, device="cuda", dtype=dtype)
+        reference = a.double() @ b.double()
+        for tag in tags:
+            for grid_rule in ("sms", "even"):
+                run, programs = pingpong(a, b, tag, grid_rule)
+                run().fill_(float("nan"))
+                error = relative_error(run(), reference)
+                torch.cuda.synchronize()
+                print(f"check {m}x{n}x{k} {tag} ({programs} programs): relative error {error:.1e}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=10)
@@ -67,8 +86,13 @@ def main() -> None:
     parser.add_argument("--shape", action="append", help="M,N,K (repeatable; default: SHAPES)")
     parser.add_argument("--config", action="append", help="BMxBNxBK-sSTAGES (repeatable; default: CONFIGS)")
     parser.add_argument("--grid", action="append", choices=["sms", "even"], help="default: both")
+    parser.add_argument("--check", action="store_true",
+                        help="only compare each configuration with float64 at CHECK_SHAPES (no timing)")
     args = parser.parse_args()
     dtype = getattr(torch, args.dtype)
+    if args.check:
+        check(args.config or CONFIGS, dtype)
+        return
     shapes = [tuple(int(x) for x in s.split(",")) for s in args.shape] if args.shape else SHAPES
     for m, n, k in shapes:
         a = torch.randn(m, k, device="cuda", dtype=dtype)
