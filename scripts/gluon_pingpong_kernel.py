@@ -31,6 +31,28 @@ from tilelab.kernels.matmul_tf32_registers import grouped_tile, load_partition
 
 
 @gluon.jit
+def store_tile(c_desc, c_smem, acc, off_m, off_n):
+    """Store the accumulator through the staging buffer `c_smem`: whole, or in two halves when the buffer
+    (C's descriptor block) is half the tile's width, which leaves shared memory for another stage."""
+    BLOCK_M: gl.constexpr = acc.type.shape[0]
+    BLOCK_N: gl.constexpr = acc.type.shape[1]
+    tma.store_wait(0)  # this group's previous store has left the buffer
+    if c_desc.block_type.shape[1] == BLOCK_N:
+        c_smem.store(acc.to(c_desc.dtype))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
+    else:
+        left, right = gl.split(gl.permute(gl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1)))
+        c_smem.store(left.to(c_desc.dtype))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
+        tma.store_wait(0)
+        c_smem.store(right.to(c_desc.dtype))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(c_desc, [off_m, off_n + BLOCK_N // 2], c_smem)
+
+
+@gluon.jit
 def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, GROUP_M: gl.constexpr,
                   TURN: gl.constexpr):
     """One warp group: the program's tiles TURN, TURN + 2, ...; K loop on the shared ring, then the store."""
@@ -62,10 +84,7 @@ def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, 
         mbarrier.arrive(turns.index(TURN))  # the other group may start its next tile
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
         mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES))
-        tma.store_wait(0)  # this group's previous store has left its staging buffer
-        c_smem.store(acc.to(c_desc.dtype))
-        fence_async_shared()
-        tma.async_copy_shared_to_global(c_desc, [pid_m * BLOCK_M, pid_n * BLOCK_N], c_smem)
+        store_tile(c_desc, c_smem, acc, pid_m * BLOCK_M, pid_n * BLOCK_N)
         mine += 2
     tma.store_wait(0)
 
@@ -73,8 +92,9 @@ def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, 
 @gluon.jit
 def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
                            MMA_REGS: gl.constexpr, num_warps: gl.constexpr):
-    """C[M, N] = A[M, K] @ B[K, N]: A [BLOCK_M, BLOCK_K], B [BLOCK_K, BLOCK_N] and C [BLOCK_M, BLOCK_N] blocks
-    through row-major descriptors; num_warps must be 4 (one warp group per turn)."""
+    """C[M, N] = A[M, K] @ B[K, N]: A [BLOCK_M, BLOCK_K], B [BLOCK_K, BLOCK_N] and C [BLOCK_M, BLOCK_N] (or
+    [BLOCK_M, BLOCK_N / 2]: `store_tile`) blocks through row-major descriptors; num_warps must be 4 (one warp
+    group per turn)."""
     BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
     BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
     BLOCK_N: gl.constexpr = b_desc.block_type.shape[1]

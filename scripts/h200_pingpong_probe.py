@@ -1,7 +1,7 @@
 """fp16/bf16: warp groups taking turns on whole tiles (a Gluon probe kernel) against torch and tilelab (H200).
 
     PYTHONPATH=src:. python scripts/h200_pingpong_probe.py [--rounds 10] [--dtype float16] [--shape M,N,K ...]
-        [--config BMxBNxBK-sSTAGES ...]
+        [--config BMxBNxBK-sSTAGES[-half] ...]
 
 The persistent kernel's two warp groups share each 128x256 tile and both stop for its epilogue; in
 `scripts/gluon_pingpong_kernel.py` each group owns alternate tiles of 128x128 or 64x256, so one group's MMAs
@@ -28,10 +28,11 @@ MMA_REGS = 232
 GROUP_M = 8
 
 
-def parse_tag(tag: str) -> tuple[int, int, int, int]:
-    tiles, stages = tag.split("-")
+def parse_tag(tag: str) -> tuple[int, int, int, int, bool]:
+    """BMxBNxBK-sSTAGES, with "-half" for an epilogue that stores half a tile at a time."""
+    tiles, stages, *half = tag.split("-")
     block_m, block_n, block_k = (int(x) for x in tiles.split("x"))
-    return block_m, block_n, block_k, int(stages.removeprefix("s"))
+    return block_m, block_n, block_k, int(stages.removeprefix("s")), half == ["half"]
 
 
 def pingpong(a, b, tag: str, grid_rule: str):
@@ -41,7 +42,7 @@ def pingpong(a, b, tag: str, grid_rule: str):
 
     from scripts.gluon_pingpong_kernel import matmul_pingpong_kernel
 
-    block_m, block_n, block_k, stages = parse_tag(tag)
+    block_m, block_n, block_k, stages, half = parse_tag(tag)
     (m, k), n = a.shape, b.shape[1]
     c = torch.empty(m, n, device=a.device, dtype=a.dtype)
     element = {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}[a.dtype]
@@ -50,7 +51,8 @@ def pingpong(a, b, tag: str, grid_rule: str):
         return TensorDescriptor(x, list(x.shape), [x.stride(0), 1], block,
                                 gl.NVMMASharedLayout.get_default_for(block, element))
 
-    descriptors = (describe(a, [block_m, block_k]), describe(b, [block_k, block_n]), describe(c, [block_m, block_n]))
+    c_block = [block_m, block_n // 2 if half else block_n]
+    descriptors = (describe(a, [block_m, block_k]), describe(b, [block_k, block_n]), describe(c, c_block))
     tiles = ceil_div(m, block_m) * ceil_div(n, block_n)
     sms = device_sms(a.device)
     programs = min(tiles, sms) if grid_rule == "sms" else balanced_programs(tiles, sms)
@@ -84,7 +86,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--dtype", default="float16", choices=["float16", "bfloat16"])
     parser.add_argument("--shape", action="append", help="M,N,K (repeatable; default: SHAPES)")
-    parser.add_argument("--config", action="append", help="BMxBNxBK-sSTAGES (repeatable; default: CONFIGS)")
+    parser.add_argument("--config", action="append", help="BMxBNxBK-sSTAGES[-half] (repeatable; default: CONFIGS)")
     parser.add_argument("--grid", action="append", choices=["sms", "even"], help="default: both")
     parser.add_argument("--check", action="store_true",
                         help="only compare each configuration with float64 at CHECK_SHAPES (no timing)")
