@@ -52,8 +52,8 @@ def _backward(ctx, grad):
         g = g.unsqueeze(-2)
     grad_a = grad_b = None
     options = dict(ctx.options)
-    if options["path"] == "registers":
-        options["path"] = None  # it takes row-major operands only, and the gradients multiply by transposes
+    if options["path"] in ("registers", "pingpong"):
+        options["path"] = None  # they take row-major A only, and the gradients multiply by transposes
     if ctx.needs_input_grad[0]:
         grad_a = matmul_op.matmul(g, b2.mT, **options).sum_to_size(a2.shape).reshape(a.shape)
     if ctx.needs_input_grad[1]:

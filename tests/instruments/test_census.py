@@ -110,6 +110,28 @@ def test_inspect_registers_rejects_what_it_is_not(tmp_path, args):
     assert done.returncode == 2 and done.stderr.startswith("kernel-inspect:"), done.stderr
 
 
+def test_pingpong_kernel_reads_both_layouts_of_b_through_tma(tmp_path):
+    # The fp16/bf16 Gluon kernel: two warp groups of 128x128 wgmmas from shared memory, TMA in and out.
+    for layout in ("kn", "nk"):
+        found = inspect(tmp_path / layout, "--path", "pingpong", "--dtype", "bfloat16", "--b-layout", layout)
+        assert found["kernel"] == "matmul_pingpong_kernel" and found["b_layout"] == layout
+        ptx = found["census"]["ptx"]
+        assert ptx["wgmma"] == 16 and ptx["wgmma.a_registers"] == 0
+        assert ptx["cp.async.bulk.tensor"] > 0 and ptx["tensormap.replace"] == 0
+        assert found["census"]["resources"]["spill_stores_bytes"] == 0
+
+
+@pytest.mark.parametrize("args", [
+    ("--path", "pingpong", "--dtype", "float32"),
+    ("--path", "pingpong", "--precision", "tf32"),
+    ("--path", "pingpong", "--config", "fixed"),
+    ("--path", "pingpong", "--target", "sm_80"),
+])
+def test_inspect_pingpong_rejects_what_it_is_not(tmp_path, args):
+    done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path), interpret=False)
+    assert done.returncode == 2 and done.stderr.startswith("kernel-inspect:"), done.stderr
+
+
 def test_split_k_and_promoted_fp8_compile(tmp_path):
     splitk = inspect(tmp_path / "splitk", "--path", "splitk", "--target", "sm_90")
     assert splitk["kernel"] == "matmul_splitk_kernel" and splitk["census"]["tensor_cores"]

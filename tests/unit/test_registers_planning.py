@@ -9,16 +9,16 @@ import torch
 
 import tilelab
 from tilelab import contracts
+from tilelab.ops import gluon_launch, matmul_hopper
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_hopper
 from tilelab.ops import matmul_registers as registers
 
 
 @pytest.fixture
 def on_hopper(monkeypatch):
     """Decisions as on an H200: not interpreting, capability 9.0, no split-K (whose check needs a CUDA device)."""
-    monkeypatch.setattr(registers.env, "interpreting", lambda: False)
-    monkeypatch.setattr(registers, "_is_hopper", lambda device: True)
+    monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: False)
+    monkeypatch.setattr(gluon_launch, "is_hopper", lambda device: True)
     monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: False)
     monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
 
@@ -49,11 +49,11 @@ def test_every_refusal_names_its_reason(on_hopper, make, precision, expected):
 
 def test_refuses_off_hopper_and_under_the_interpreter(monkeypatch):
     a3, b3 = operands(512, 256, 64)
-    monkeypatch.setattr(registers.env, "interpreting", lambda: True)
+    monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: True)
     assert "interpreter" in registers.unsupported_reason(a3, b3, "tf32")
-    monkeypatch.setattr(registers.env, "interpreting", lambda: False)
+    monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: False)
     assert "Hopper" in registers.unsupported_reason(a3, b3, "tf32")  # a CPU tensor is on no Hopper GPU
-    assert not registers._is_hopper(torch.device("cpu"))
+    assert not gluon_launch.is_hopper(torch.device("cpu"))
 
 
 @pytest.mark.parametrize("m,n,k,expected", [
@@ -203,6 +203,6 @@ def test_launch_sets_the_warp_count_it_compiled_its_layouts_for(monkeypatch):
 
 
 def test_refuses_without_gluon(monkeypatch):
-    monkeypatch.setattr(registers.env, "interpreting", lambda: False)
-    monkeypatch.setattr(registers.env, "has_gluon", lambda: False)
+    monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: False)
+    monkeypatch.setattr(gluon_launch.env, "has_gluon", lambda: False)
     assert "Gluon" in registers.unsupported_reason(*operands(512, 256, 64), "tf32")

@@ -6,6 +6,7 @@
     kernel-inspect --op matmul --path persistent --target sm_90      # the Hopper kernels: persistent, splitk
     kernel-inspect --op scaled_matmul --target sm_90                 # fp8 (float8_e4m3fn implied)
     kernel-inspect --path registers --target sm_90                   # tf32, B through registers (Gluon)
+    kernel-inspect --path pingpong --target sm_90                    # fp16/bf16, warp groups in turns (Gluon)
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -36,9 +37,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul"],
                    help="matmul, or scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent)")
     p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
-                                      "registers"],
-                   help="matmul's kernel (default descriptor); persistent, splitk* and registers (tf32, a Gluon "
-                        "kernel; sm_90 only) are the Hopper kernels")
+                                      "registers", "pingpong"],
+                   help="matmul's kernel (default descriptor); persistent, splitk*, registers (tf32) and "
+                        "pingpong (fp16/bf16) are the Hopper kernels (the last two in Gluon, sm_90 only)")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
                    help="matmul: float16 (default), bfloat16, float32; scaled_matmul: float8_e4m3fn (implied)")
     p.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"], help="float32 only (default tf32)")

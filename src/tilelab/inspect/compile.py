@@ -60,6 +60,10 @@ def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
             raise ValueError("--path registers exists for B stored [K, N]; with B stored [N, K] inspect "
                              "--path persistent --b-layout nk")
         return "registers", "float32", None, "kn"
+    if path == "pingpong":  # fp16/bf16, two warp groups taking turns on whole tiles (Gluon)
+        if dtype not in (None, "float16", "bfloat16") or precision is not None:
+            raise ValueError("--path pingpong is a float16/bfloat16 kernel (no --precision)")
+        return "pingpong", dtype or "float16", None, b_layout or "kn"
     dtype = dtype or "float16"
     if dtype not in MATMUL_DTYPES:
         raise ValueError(f"matmul takes --dtype {', '.join(MATMUL_DTYPES)}; {dtype} is for --op scaled_matmul")
@@ -111,6 +115,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     gpu_target = targets.resolve(target)
     if path == "registers":
         compiled, chosen = _compile_registers(gpu_target, config)
+    elif path == "pingpong":
+        compiled, chosen = _compile_pingpong(gpu_target, config, dtype, b_layout)
     else:
         kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config,
                                                                      accumulate, b_layout)
@@ -146,6 +152,21 @@ def _compile_registers(gpu_target, config: str | None):
         raise ValueError(f"--path registers is written for Hopper's wgmma: inspect it with --target sm_90, "
                          f"not sm_{gpu_target.arch}")
     return matmul_registers.compile_for(gpu_target.arch, chosen), chosen
+
+
+def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str):
+    """The pingpong path's Gluon kernel (`matmul_pingpong.compile_for`), in its one configuration."""
+    import torch
+
+    from tilelab.ops import matmul_pingpong
+
+    if config is not None:
+        raise ValueError("--path pingpong has one configuration (matmul_pingpong.DEFAULT_CONFIG): leave --config out")
+    if gpu_target.arch != 90:
+        raise ValueError(f"--path pingpong is written for Hopper's wgmma: inspect it with --target sm_90, "
+                         f"not sm_{gpu_target.arch}")
+    compiled = matmul_pingpong.compile_for(gpu_target.arch, getattr(torch, dtype), b_layout == "nk")
+    return compiled, matmul_pingpong.DEFAULT_CONFIG
 
 
 def take_census(stages: dict, compiled, on_this_gpu: bool) -> dict:

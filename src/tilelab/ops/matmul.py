@@ -21,7 +21,7 @@ from tilelab.alignment import SECTOR_BYTES, TMA_ALIGN, output_row_stride, padded
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
 from tilelab.tuning import Config, ceil_div, tile_count
 
-PATHS = ("pointer", "descriptor", "persistent", "splitk", "registers")
+PATHS = ("pointer", "descriptor", "persistent", "splitk", "registers", "pingpong")
 PRECISIONS = ("tf32", "tf32x3", "ieee")
 INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 OUTPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -245,6 +245,14 @@ def _registers_by_default(a3: torch.Tensor, b3: torch.Tensor, precision: str) ->
             and matmul_registers.pays_off(m, n, k, matmul_hopper.device_sms(a3.device)))
 
 
+def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, k: int) -> bool:
+    """Whether a problem that would take the persistent kernel takes the ping-pong kernel instead: a short K
+    (`matmul_pingpong.pays_off`) and operands it can take."""
+    from tilelab.ops import matmul_pingpong
+
+    return matmul_pingpong.pays_off(k) and matmul_pingpong.unsupported_reason(a3, b3) is None
+
+
 def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
                 config: str | Config | None) -> MatmulPlan:
     """Choose the kernel path and (unless tuned later) the tile configuration."""
@@ -261,6 +269,13 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
             raise contracts.ContractError("path='registers' chooses its own tiles by the problem's size "
                                           "(tilelab.ops.matmul_registers.choose_config); leave config=None")
         path = "registers"
+    elif path == "pingpong":
+        from tilelab.ops import matmul_pingpong
+
+        matmul_pingpong.require_supported(a3, b3)
+        if config is not None:
+            raise contracts.ContractError("path='pingpong' has one configuration (tilelab.ops.matmul_pingpong."
+                                          "DEFAULT_CONFIG); leave config=None")
     elif path is None and config is None and _split_k_pays_off(a3.device, batch, m, n, k):
         path = "splitk"
     elif path is None:
@@ -268,7 +283,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
             if config is None and _persistent_pays_off(a3, b3, b_layout, precision, m, n, k):
-                path = "persistent"
+                path = "pingpong" if _pingpong_by_default(a3, b3, k) else "persistent"
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
         raise contracts.AlignmentError(
@@ -708,9 +723,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     `path` forces "pointer" (masked loads, any strides), "descriptor"
     (tensor descriptors / TMA; needs 16-byte aligned data), "persistent"
     (one program per SM looping over tiles; Hopper), "splitk" (K shared
-    out among programs) or "registers" (tf32 with row-major A and B on
+    out among programs), "registers" (tf32 with row-major A and B on
     Hopper, B's tiles fed to the tensor cores through registers instead of
-    copying B; the default there when its tiles fill the SMs). `config` forces a named
+    copying B; the default there when its tiles fill the SMs) or "pingpong"
+    (fp16/bf16 on Hopper, two warp groups taking turns on whole tiles; the
+    default instead of "persistent" when K is short). `config` forces a named
     ("fixed") or explicit `Config` instead of the tuned choice. An input that
     requires grad goes through `torch.ops.tilelab.matmul`, which has a backward.
 
@@ -746,6 +763,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         sms = matmul_hopper.device_sms(c3.device)
         compiled, grid, args = matmul_registers.launch(p.a3[0], p.b3[0], c3[0],
                                                        matmul_registers.choose_config(p.m, p.n, sms), sms)
+        tail_args = args[3:]
+    elif plan.path == "pingpong":
+        from tilelab.ops import matmul_hopper, matmul_pingpong
+
+        compiled, grid, args = matmul_pingpong.launch(p.a3[0], p.b3[0], c3[0], matmul_hopper.device_sms(c3.device))
         tail_args = args[3:]
     elif plan.path == "splitk":
         from tilelab.ops import matmul_hopper
@@ -897,7 +919,7 @@ def _differentiable(a, b, out_dtype, precision, path, config) -> torch.Tensor:
 
 def _allocate_output(plan: MatmulPlan, p: _Problem, out_dtype: torch.dtype) -> torch.Tensor:
     gemms = max(p.a3.shape[0], p.b3.shape[0])
-    if plan.path in ("descriptor", "persistent", "registers"):
+    if plan.path in ("descriptor", "persistent", "registers", "pingpong"):
         # Rows padded so TMA can store them (to a 128-byte line when they are that long); the caller sees a
         # [.., :n] view.
         width = output_row_stride(p.n, torch.finfo(out_dtype).bits // 8)
@@ -934,6 +956,13 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         described["config"] = config.as_dict()
         described["host_descriptors"] = True
         described["programs"] = matmul_registers.programs(p.m, p.n, config, sms)
+    elif plan.path == "pingpong":
+        from tilelab.ops import matmul_pingpong
+
+        config = matmul_pingpong.DEFAULT_CONFIG
+        described["config"] = config.as_dict()
+        described["host_descriptors"] = True
+        described["programs"] = matmul_pingpong.programs(p.m, p.n, config, matmul_hopper.device_sms(a.device))
     elif plan.config is None:
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config

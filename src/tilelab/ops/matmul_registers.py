@@ -7,9 +7,9 @@ default, and calls `launch`. The kernel and why it exists: `tilelab.kernels.matm
 import dataclasses
 
 import torch
-import triton
 
-from tilelab import contracts, env
+from tilelab import contracts
+from tilelab.ops import gluon_launch
 from tilelab.tuning import pow2_at_least, tile_count
 
 
@@ -109,13 +109,6 @@ def choose_config(m: int, n: int, sms: int) -> RegistersConfig:
     return fitting[-1]
 
 
-def _is_hopper(device: torch.device) -> bool:
-    """wgmma exists on compute capability 9.x only (Blackwell has other tensor-core instructions)."""
-    if device.type != "cuda":
-        return False
-    return env.capability(device.index if device.index is not None else torch.cuda.current_device())[0] == 9
-
-
 def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> str | None:
     """Why the registers kernel cannot compute this [batch, M, K] @ [batch, K, N] problem; None if it can."""
     from tilelab.ops.matmul import operand_layout
@@ -124,12 +117,9 @@ def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> st
         return f"it is a float32 kernel; a and b are {a3.dtype}"
     if precision != "tf32":
         return f"it computes in tf32 only; precision={precision!r}"
-    if env.interpreting():
-        return "it is written in Gluon, which Triton's interpreter does not run"
-    if not env.has_gluon():
-        return "it is written in Gluon (triton.experimental.gluon), which this Triton cannot import"
-    if not _is_hopper(a3.device):
-        return "it needs a Hopper GPU (compute capability 9.x), whose wgmma it uses"
+    unavailable = gluon_launch.unavailable_reason(a3.device)
+    if unavailable is not None:
+        return unavailable
     if max(a3.shape[0], b3.shape[0]) != 1:
         return f"it computes one GEMM; got a batch of {max(a3.shape[0], b3.shape[0])}"
     for name, x in (("a", a3), ("b", b3)):
@@ -162,23 +152,12 @@ def require_supported(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> Non
                                       "to let tilelab choose.")
 
 
-def _shared_layout(block: list[int], dtype: torch.dtype):
-    from triton.experimental.gluon import language as gl
-
-    return gl.NVMMASharedLayout.get_default_for(block, {torch.float32: gl.float32, torch.float16: gl.float16,
-                                                        torch.bfloat16: gl.bfloat16}[dtype])
-
-
 def descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: RegistersConfig):
     """Gluon tensor descriptors of A [M, K], B [K, N] and C [M, N] (row-major 2-D views) with the kernel's
     blocks: A [block_m, block_k], B [block_k, block_n], C [block_m / 4, block_n] (its staging buffer)."""
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-
-    def describe(x: torch.Tensor, block: list[int]):
-        return TensorDescriptor(x, list(x.shape), [x.stride(0), 1], block, _shared_layout(block, x.dtype))
-
-    return (describe(a2, [config.block_m, config.block_k]), describe(b2, [config.block_k, config.block_n]),
-            describe(c2, [config.block_m // 4, config.block_n]))
+    return (gluon_launch.describe(a2, [config.block_m, config.block_k]),
+            gluon_launch.describe(b2, [config.block_k, config.block_n]),
+            gluon_launch.describe(c2, [config.block_m // 4, config.block_n]))
 
 
 def programs(m: int, n: int, config: RegistersConfig, sms: int) -> int:
@@ -201,30 +180,17 @@ def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: Registe
     return compiled, grid, (*args, config.num_warps)
 
 
-def inspection_source(config: RegistersConfig = DEFAULT_CONFIG, out_dtype: torch.dtype = torch.float32):
-    """(kernel, signature, constexprs, options) for compiling the kernel without a GPU, as a launch on aligned
-    4096-wide operands would specialize it (GluonASTSource; `compile_for`)."""
-    from triton.runtime.jit import mangle_type
-
+def compile_for(target_arch: int = 90, config: RegistersConfig = DEFAULT_CONFIG,
+                out_dtype: torch.dtype = torch.float32):
+    """Compile the kernel for `sm_<target_arch>` without a GPU, as a launch on aligned 4096-wide operands would
+    specialize it; returns Triton's CompiledKernel."""
     from tilelab.kernels.matmul_tf32_registers import matmul_tf32_registers_kernel
 
     a, b = torch.empty(4096, 4096), torch.empty(4096, 4096)
     c = torch.empty(4096, 4096, dtype=out_dtype)
     names = ("a_desc", "b_desc", "c_desc")
-    signature = {name: mangle_type(d) for name, d in zip(names, descriptors(a, b, c, config), strict=True)}
-    signature.update(M="i32", N="i32", K="i32", GROUP_M="constexpr", STAGES="constexpr", ROUND_B="constexpr",
-                     num_warps="constexpr")
-    constexprs = {"GROUP_M": config.group_m, "STAGES": config.num_stages, "ROUND_B": config.round_b,
-                  "num_warps": config.num_warps}
-    return matmul_tf32_registers_kernel, signature, constexprs, {"num_warps": config.num_warps}
-
-
-def compile_for(target_arch: int = 90, config: RegistersConfig = DEFAULT_CONFIG,
-                out_dtype: torch.dtype = torch.float32):
-    """Compile the kernel for `sm_<target_arch>` without a GPU; returns Triton's CompiledKernel."""
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-
-    kernel, signature, constexprs, options = inspection_source(config, out_dtype)
-    source = GluonASTSource(kernel, signature, constexprs)
-    return triton.compile(source, target=GPUTarget("cuda", target_arch, 32), options=options)
+    return gluon_launch.compile_without_gpu(
+        matmul_tf32_registers_kernel, dict(zip(names, descriptors(a, b, c, config), strict=True)),
+        {"M": "i32", "N": "i32", "K": "i32"},
+        {"GROUP_M": config.group_m, "STAGES": config.num_stages, "ROUND_B": config.round_b,
+         "num_warps": config.num_warps}, config.num_warps, target_arch)

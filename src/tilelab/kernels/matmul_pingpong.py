@@ -1,0 +1,149 @@
+"""fp16/bf16 matmul whose two warp groups take turns on whole tiles ("ping-pong"), persistent, in Gluon.
+
+Only kernel code lives here; `tilelab.ops.matmul_pingpong` plans and launches it.
+
+Why a second persistent kernel: in `kernels/matmul_persistent.py` both warp groups share each 128x256 tile,
+so both stop for its epilogue (convert, stage, store) and the tensor cores wait. With a short K a tile's
+K loop is short too, and that wait is a large share of the time: at 8192x8192x1024 the persistent kernel
+ran at 0.99x torch on the H200, this one at 1.07x. Here:
+
+- each warp group (4 warps) owns whole 128x128 tiles, alternately: group 0 the program's tiles 0, 2, 4, ...,
+  group 1 tiles 1, 3, 5, ...; while one group stores a finished tile, the other's MMAs run;
+- one loader warp fills a ring of stages in tile order (A's and B's tiles by TMA, "ready" and "empty"
+  mbarriers, as in `matmul_tf32_registers`);
+- the groups start their K loops in turn (`turns`, one mbarrier per group). Without that, group 1 would
+  wait on a stage's "ready" barrier many rounds before the ring gets there; an mbarrier wait only tells a
+  round's parity, so it would take an earlier round's data (this kernel's first version did, and faulted);
+- a tile is stored half a tile wide at a time through a [128, 64] staging buffer per group, which leaves
+  shared memory for 6 stages (224 KB in all).
+
+The price of 128x128 tiles: more reads of A and B per multiply-add than 128x256, which is why the persistent
+kernel stays ahead with a long K (at 8192^3: 1.03x torch against 1.00x).
+"""
+
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (
+    fence_async_shared,
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
+
+from tilelab.kernels.matmul_tf32_registers import grouped_tile
+
+
+@gluon.jit
+def load_partition(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M: gl.constexpr,
+                   B_K_MAJOR: gl.constexpr):
+    """The loader warp: every (tile, K step) of this program, in order, A's and B's tiles into the next stage.
+    B is stored [K, N], or [N, K] with B_K_MAJOR (its blocks are then [BLOCK_N, BLOCK_K])."""
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
+    BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
+    BLOCK_N: gl.constexpr = b_desc.block_type.shape[0] if B_K_MAJOR else b_desc.block_type.shape[1]
+    tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
+    k_steps = gl.cdiv(K, BLOCK_K)
+    step = 0  # the ring position: it picks the stage and the mbarrier phase
+    for tile in range(gl.program_id(0), tiles, gl.num_programs(0)):
+        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        for k in range(k_steps):
+            stage = step % STAGES
+            # A fresh mbarrier counts as having completed phase 1: the first round does not wait.
+            mbarrier.wait(empty.index(stage), ((step // STAGES) & 1) ^ 1)
+            mbarrier.expect(ready.index(stage), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+            tma.async_copy_global_to_shared(a_desc, [pid_m * BLOCK_M, k * BLOCK_K], ready.index(stage),
+                                            a_bufs.index(stage))
+            if B_K_MAJOR:
+                b_coords = [pid_n * BLOCK_N, k * BLOCK_K]
+            else:
+                b_coords = [k * BLOCK_K, pid_n * BLOCK_N]
+            tma.async_copy_global_to_shared(b_desc, b_coords, ready.index(stage), b_bufs.index(stage))
+            step += 1
+
+
+@gluon.jit
+def store_tile(c_desc, c_smem, acc, off_m, off_n):
+    """Store the accumulator [BLOCK_M, BLOCK_N] as two halves, one after the other, through `c_smem`
+    ([BLOCK_M, BLOCK_N / 2], C's descriptor block), converted to C's dtype."""
+    BLOCK_M: gl.constexpr = acc.type.shape[0]
+    BLOCK_N: gl.constexpr = acc.type.shape[1]
+    left, right = gl.split(gl.permute(gl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1)))
+    tma.store_wait(0)  # this group's previous store has left the buffer
+    c_smem.store(left.to(c_desc.dtype))
+    fence_async_shared()
+    tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
+    tma.store_wait(0)
+    c_smem.store(right.to(c_desc.dtype))
+    fence_async_shared()
+    tma.async_copy_shared_to_global(c_desc, [off_m, off_n + BLOCK_N // 2], c_smem)
+
+
+@gluon.jit
+def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, GROUP_M: gl.constexpr,
+                  B_K_MAJOR: gl.constexpr, TURN: gl.constexpr):
+    """One warp group: the program's tiles TURN, TURN + 2, ...; its K loop on the shared ring, then the store."""
+    STAGES: gl.constexpr = a_bufs.type.shape[0]
+    BLOCK_M: gl.constexpr = a_bufs.type.shape[1]
+    BLOCK_K: gl.constexpr = a_bufs.type.shape[2]
+    BLOCK_N: gl.constexpr = b_bufs.type.shape[1] if B_K_MAJOR else b_bufs.type.shape[2]
+    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                         instr_shape=[16, BLOCK_N, 16])
+    tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
+    k_steps = gl.cdiv(K, BLOCK_K)
+    programs = gl.num_programs(0)
+    mine = TURN  # the program's tile count so far: this tile's ring positions start at mine * k_steps
+    for tile in range(gl.program_id(0) + TURN * programs, tiles, 2 * programs):
+        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        step = mine * k_steps
+        # Wait for the other group to reach the last K step of the program's previous tile: the ring is then
+        # within a round of this tile's first step. (Arrival c on turns[g] ends group g's tile 2c + g.)
+        mbarrier.wait(turns.index(1 - TURN), ((mine - 1) // 2) & 1, pred=mine > 0)
+        acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, acc_layout)
+        for k in range(k_steps):
+            stage = step % STAGES
+            mbarrier.wait(ready.index(stage), (step // STAGES) & 1)
+            b = b_bufs.index(stage)
+            if B_K_MAJOR:
+                b = b.permute((1, 0))
+            acc = warpgroup_mma(a_bufs.index(stage), b, acc, use_acc=k > 0, is_async=True)
+            acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc, ))
+            # The previous step's wgmma is done: its stage goes back to the loader.
+            mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES), pred=k > 0)
+            step += 1
+        mbarrier.arrive(turns.index(TURN))  # the other group may start its next tile
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
+        mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES))
+        store_tile(c_desc, c_smem, acc, pid_m * BLOCK_M, pid_n * BLOCK_N)
+        mine += 2
+    tma.store_wait(0)
+
+
+@gluon.jit
+def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
+                           B_K_MAJOR: gl.constexpr, MMA_REGS: gl.constexpr, num_warps: gl.constexpr):
+    """C[M, N] = A[M, K] @ B[K, N] through descriptors of A ([BLOCK_M, BLOCK_K] blocks, stored [M, K]), B
+    ([BLOCK_K, BLOCK_N] blocks of B stored [K, N], or [BLOCK_N, BLOCK_K] of B stored [N, K] with B_K_MAJOR) and
+    C ([BLOCK_M, BLOCK_N / 2] blocks). num_warps must be 4: one warp group per turn. MMA_REGS: the registers
+    each thread of the second group gets (the first gets what the loader warp and it leave)."""
+    BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
+    BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
+    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES, b_desc.block_type.shape[0], b_desc.block_type.shape[1]],
+                                     b_desc.layout)
+    c_first = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
+    c_second = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    for stage in gl.static_range(STAGES):
+        mbarrier.init(ready.index(stage), count=1)
+        mbarrier.init(empty.index(stage), count=1)
+    mbarrier.init(turns.index(0), count=1)
+    mbarrier.init(turns.index(1), count=1)
+    gl.warp_specialize([
+        (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_first, M, N, K, GROUP_M, B_K_MAJOR, 0)),
+        (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_second, M, N, K, GROUP_M, B_K_MAJOR, 1)),
+        (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M, B_K_MAJOR)),
+    ], [4, 1], [MMA_REGS, 24])

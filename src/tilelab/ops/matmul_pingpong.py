@@ -1,0 +1,128 @@
+"""The "pingpong" path of `tilelab.matmul`: fp16/bf16 with a short K on Hopper, its warp groups taking turns
+on whole tiles (a Gluon kernel).
+
+`tilelab.ops.matmul` asks `unsupported_reason` whether a problem fits and `pays_off` whether to take it
+instead of the persistent kernel, and calls `launch`. The kernel and why it exists:
+`tilelab.kernels.matmul_pingpong`.
+"""
+
+import dataclasses
+
+import torch
+
+from tilelab import contracts
+from tilelab.ops import gluon_launch
+from tilelab.tuning import tile_count
+
+
+@dataclasses.dataclass(frozen=True)
+class PingPongConfig:
+    """The kernel's one configuration: each warp group's 128x128 tile, K steps of 64, a ring of 6 stages."""
+
+    block_m: int = 128
+    block_n: int = 128
+    block_k: int = 64
+    num_stages: int = 6
+    group_m: int = 8
+    num_warps: int = 4  # per warp group; the loader warp comes on top
+    mma_regs: int = 232  # registers per thread of the second group (the first gets what is left, 248)
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+# Measured on the H200 against torch.mm in turns (results/h200-pingpong-probe*.log, calls IIII-KKKK): 4 stages
+# with a whole-tile staging buffer 0.91x torch at 4096^3, 5 stages 0.96-0.97x, 6 with the half-width buffer
+# 0.99x; 128x128x32 in 12 stages 0.92-0.97x; 64x256 tiles 0.89-0.94x.
+DEFAULT_CONFIG = PingPongConfig()
+
+# The persistent kernel's 128x256 tiles read less of A and B per multiply-add; this kernel's tiles keep the
+# tensor cores busy through epilogues. Which wins depends on K, the length of each tile's K loop. fp16 in
+# turns, this kernel against the persistent kernel (the default before it), torch = 1 (calls JJJJ, KKKK):
+#   K = 512:   8192x8192 1.08x / 0.80x
+#   K = 1024:  8192x8192 1.07x / 0.99x (bf16 1.07x / 1.00x); 8192x4096 1.04x / 0.90x; 4096x4096 1.03x / 0.90x;
+#              2048x8192 1.04x / 0.91x
+#   K = 2048:  8192x8192 1.01x / 0.98x; 4096x4096 1.02x / 0.98x; 4096x8192 1.00x / 0.95x
+#   K = 4096:  4096x4096 0.99x / 1.00x (bf16 0.99x / 1.00x); 4096x11008 1.05x / 1.03x
+#   K = 8192:  8192x8192 1.00x / 1.03x;   K = 11008: 4096x4096 0.96x / 1.00x
+PINGPONG_MAX_K = 2048
+
+
+def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor) -> str | None:
+    """Why the ping-pong kernel cannot compute this [batch, M, K] @ [batch, K, N] problem; None if it can."""
+    from tilelab.ops.matmul import operand_layout
+
+    if a3.dtype not in (torch.float16, torch.bfloat16):
+        return f"it is a float16/bfloat16 kernel; a and b are {a3.dtype}"
+    unavailable = gluon_launch.unavailable_reason(a3.device)
+    if unavailable is not None:
+        return unavailable
+    if max(a3.shape[0], b3.shape[0]) != 1:
+        return f"it computes one GEMM; got a batch of {max(a3.shape[0], b3.shape[0])}"
+    a_layout = operand_layout(a3)
+    if not (a_layout.tma_ok and a_layout.row_major):
+        return (f"a must be row-major (unit stride along its last dimension) with a 16-byte aligned data pointer "
+                f"and row stride; got shape {tuple(a3.shape[1:])} strides {a3.stride()[1:]}")
+    if not operand_layout(b3).tma_ok:
+        return (f"b must have a unit stride along one of its last two dimensions, a 16-byte aligned data pointer "
+                f"and a 16-byte aligned row stride; got shape {tuple(b3.shape[1:])} strides {b3.stride()[1:]}")
+    return None
+
+
+def pays_off(k: int) -> bool:
+    """Whether `tilelab.matmul` takes this path where it would take the persistent kernel: a short K."""
+    return k <= PINGPONG_MAX_K
+
+
+def require_supported(a3: torch.Tensor, b3: torch.Tensor) -> None:
+    reason = unsupported_reason(a3, b3)
+    if reason is not None:
+        raise contracts.ContractError(f"path='pingpong' cannot take these operands: {reason}. Leave path=None "
+                                      "to let tilelab choose.")
+
+
+def descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: PingPongConfig = DEFAULT_CONFIG):
+    """Gluon tensor descriptors of A [M, K] ([block_m, block_k] blocks), B ([block_k, block_n] blocks of a
+    row-major B; [block_n, block_k] of B stored [N, K], i.e. a `b2` whose rows are K's) and C [M, N]
+    ([block_m, block_n / 2]: the staging buffer)."""
+    b_k_major = b2.stride(-1) != 1
+    b_stored = b2.t() if b_k_major else b2
+    b_block = [config.block_n, config.block_k] if b_k_major else [config.block_k, config.block_n]
+    return (gluon_launch.describe(a2, [config.block_m, config.block_k]), gluon_launch.describe(b_stored, b_block),
+            gluon_launch.describe(c2, [config.block_m, config.block_n // 2]))
+
+
+def programs(m: int, n: int, config: PingPongConfig, sms: int) -> int:
+    """The persistent grid: tiles shared evenly over at most one program per SM (`balanced_programs`)."""
+    from tilelab.ops.matmul_hopper import balanced_programs
+
+    return balanced_programs(tile_count(m, n, config), sms)
+
+
+def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, sms: int, config: PingPongConfig = DEFAULT_CONFIG):
+    """C = A @ B (2-D views, checked by `unsupported_reason`); returns (compiled, grid, arguments)."""
+    from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
+
+    (m, k), n = a2.shape, b2.shape[1]
+    grid = (programs(m, n, config, sms), 1, 1)
+    args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages, b2.stride(-1) != 1,
+            config.mma_regs)
+    # As in matmul_registers.launch: num_warps, a keyword here, is recorded last for replays.
+    compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps)
+    return compiled, grid, (*args, config.num_warps)
+
+
+def compile_for(target_arch: int = 90, dtype: torch.dtype = torch.float16, b_k_major: bool = False,
+                config: PingPongConfig = DEFAULT_CONFIG):
+    """Compile the kernel for `sm_<target_arch>` without a GPU, as a launch on aligned 4096-wide operands would
+    specialize it; returns Triton's CompiledKernel."""
+    from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
+
+    a, c = torch.empty(4096, 4096, dtype=dtype), torch.empty(4096, 4096, dtype=dtype)
+    b = torch.empty(4096, 4096, dtype=dtype)
+    names = ("a_desc", "b_desc", "c_desc")
+    return gluon_launch.compile_without_gpu(
+        matmul_pingpong_kernel, dict(zip(names, descriptors(a, b.t() if b_k_major else b, c, config), strict=True)),
+        {"M": "i32", "N": "i32", "K": "i32"},
+        {"GROUP_M": config.group_m, "STAGES": config.num_stages, "B_K_MAJOR": b_k_major,
+         "MMA_REGS": config.mma_regs, "num_warps": config.num_warps}, config.num_warps, target_arch)

@@ -1,0 +1,83 @@
+"""The ping-pong kernel (Gluon, fp16/bf16) compiles for sm_90 without a GPU, into what the H200 should run.
+
+Pinned here: 128x128 tiles as m64n128k16 wgmmas reading both operands from shared memory (B row-major or
+K-major), TMA loads and stores, two MMA warp groups and a lean loader warp (setmaxnreg), six stages beside two
+half-tile staging buffers within a program's shared memory, and no spills.
+
+As in test_registers_compile: compiling needs real JIT functions, which TRITON_INTERPRET=1 (set by conftest
+without a GPU) replaces, so the compiles run in one child process without it.
+"""
+
+import json
+import re
+
+import pytest
+
+from tests.helpers import run_without_interpreter
+from tilelab.ops import matmul_pingpong
+
+MAX_SHARED = 232448  # bytes of shared memory one program may use on the H100/H200
+
+_WORKER = r"""
+import json, subprocess, sys, tempfile, torch
+from triton.backends.nvidia.compiler import get_ptxas
+from tilelab.ops import matmul_pingpong
+facts = {}
+for name, dtype, b_k_major in [("float16", torch.float16, False), ("bfloat16", torch.bfloat16, False),
+                               ("float16-b-k-major", torch.float16, True)]:
+    compiled = matmul_pingpong.compile_for(dtype=dtype, b_k_major=b_k_major)
+    ptx = compiled.asm["ptx"]
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as source:
+        source.write(ptx)
+        source.flush()
+        info = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", source.name, "-o", "/dev/null"],
+                              capture_output=True, text=True).stderr
+    facts[name] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": info}
+json.dump(facts, sys.stdout)
+"""
+
+VARIANTS = ["float16", "bfloat16", "float16-b-k-major"]
+
+
+@pytest.fixture(scope="module")
+def compiled() -> dict:
+    return json.loads(run_without_interpreter(_WORKER))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_128_wide_wgmmas_read_both_operands_from_shared_memory(compiled, variant):
+    kind = "bf16" if variant == "bfloat16" else "f16"
+    mmas = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{kind}\.{kind}\s+\{{[^}}]*\}},\s*(\S+)",
+                      compiled[variant]["ptx"])
+    # Two groups, each a 128-row tile (two m64 wgmmas) over a 64-deep K step (four k16): 16 in the PTX.
+    assert len(mmas) == 16, len(mmas)
+    assert all(operand.startswith("%rd") for operand in mmas)  # a 64-bit shared-memory descriptor, not registers
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_loads_and_stores_go_through_tma(compiled, variant):
+    ptx = compiled[variant]["ptx"]
+    assert re.search(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global", ptx), "no TMA load"
+    assert re.search(r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta", ptx), "no TMA store"
+
+
+def test_two_mma_groups_and_a_lean_loader(compiled):
+    ptx = compiled["float16"]["ptx"]
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+24;", ptx), "the loader warp keeps its registers"
+    config = matmul_pingpong.DEFAULT_CONFIG
+    assert re.search(rf"setmaxnreg\.inc\.sync\.aligned\.u32\s+{config.mma_regs};", ptx), "the second group"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_six_stages_fit_beside_two_half_tile_staging_buffers(compiled, variant):
+    config = matmul_pingpong.DEFAULT_CONFIG
+    stages = config.num_stages * (config.block_m + config.block_n) * config.block_k * 2
+    staging = 2 * config.block_m * (config.block_n // 2) * 2
+    assert stages + staging <= compiled[variant]["shared"] <= MAX_SHARED
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_ptxas_compiles_it_without_spills(compiled, variant):
+    info = compiled[variant]["ptxas"]
+    assert "Compiling entry function" in info, info
+    assert re.search(r"\b0 bytes spill stores, 0 bytes spill loads", info), info

@@ -1,0 +1,139 @@
+"""When `tilelab.matmul` takes the ping-pong path (fp16/bf16, a short K, Hopper), and every way it refuses.
+
+As in test_registers_planning: the kernel runs only on a Hopper GPU, so these tests pretend to be on one to
+exercise the decisions on CPU tensors, and check the real refusals too.
+"""
+
+import pytest
+import torch
+
+import tilelab
+from tilelab import contracts
+from tilelab.ops import gluon_launch, matmul_hopper
+from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_pingpong as pingpong
+
+
+@pytest.fixture
+def on_hopper(monkeypatch):
+    """Decisions as on an H200: not interpreting, capability 9.0, TMA paths for large problems."""
+    monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: False)
+    monkeypatch.setattr(gluon_launch, "is_hopper", lambda device: True)
+    monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: False)
+    monkeypatch.setattr(matmul_op, "_descriptor_pays_off", lambda *args: True)
+    monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
+
+
+def operands(m, n, k, dtype=torch.float16):
+    return torch.randn(1, m, k, dtype=dtype), torch.randn(1, k, n, dtype=dtype)
+
+
+def test_supported_problems_have_no_reason(on_hopper):
+    a3, b3 = operands(256, 128, 64)
+    assert pingpong.unsupported_reason(a3, b3) is None
+    assert pingpong.unsupported_reason(a3.bfloat16(), b3.bfloat16()) is None
+    assert pingpong.unsupported_reason(a3, b3.mT.contiguous().mT) is None  # B stored [N, K]
+
+
+@pytest.mark.parametrize("make,expected", [
+    (lambda: operands(256, 128, 64, torch.float32), "float16/bfloat16 kernel"),
+    (lambda: (torch.randn(2, 256, 64).half(), torch.randn(2, 64, 128).half()), "batch of 2"),
+    (lambda: (torch.randn(1, 256, 64).half(), torch.randn(3, 64, 128).half()), "batch of 3"),
+    (lambda: (torch.randn(1, 64, 256).half().mT, torch.randn(1, 64, 128).half()), "a must be row-major"),
+    (lambda: (torch.randn(1, 256, 63).half(), torch.randn(1, 63, 128).half()), "a must be row-major"),  # 126 B
+    (lambda: (torch.randn(1, 256, 64).half(), torch.randn(1, 64, 127).half()), "b must have a unit stride"),
+    (lambda: (torch.randn(1, 256, 64).half(), torch.randn(1, 64, 256).half()[:, :, ::2]), "b must have"),
+])
+def test_every_refusal_names_its_reason(on_hopper, make, expected):
+    assert expected in pingpong.unsupported_reason(*make())
+
+
+def test_refuses_off_hopper_under_the_interpreter_and_without_gluon(monkeypatch):
+    a3, b3 = operands(256, 128, 64)
+    monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: True)
+    assert "interpreter" in pingpong.unsupported_reason(a3, b3)
+    monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: False)
+    assert "Hopper" in pingpong.unsupported_reason(a3, b3)  # a CPU tensor is on no Hopper GPU
+    monkeypatch.setattr(gluon_launch.env, "has_gluon", lambda: False)
+    assert "Gluon" in pingpong.unsupported_reason(a3, b3)
+
+
+@pytest.mark.parametrize("k,expected", [(512, True), (1024, True), (2048, True), (2049, False), (4096, False)])
+def test_pays_off_with_a_short_k(k, expected):
+    assert pingpong.pays_off(k) is expected
+
+
+@pytest.mark.parametrize("m,n,k,expected", [
+    (8192, 8192, 1024, "pingpong"),  # 1.07x torch against the persistent kernel's 0.99x (call JJJJ)
+    (4096, 4096, 2048, "pingpong"),  # 1.02x against 0.98x (call KKKK)
+    (8192, 8192, 4096, "persistent"),  # a long K: the persistent kernel's larger tiles read less per flop
+    (2048, 2048, 2048, "descriptor"),  # below the persistent kernel's work threshold: untouched
+])
+def test_plan_takes_pingpong_where_the_persistent_kernel_would_with_a_short_k(on_hopper, m, n, k, expected):
+    a3, b3 = torch.empty(1, m, k, dtype=torch.float16), torch.empty(1, k, n, dtype=torch.float16)
+    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == expected
+
+
+def test_plan_keeps_the_persistent_kernel_for_what_pingpong_cannot_take(on_hopper):
+    a3 = torch.empty(1, 1024, 8192, dtype=torch.float16).mT  # A stored [K, M]
+    b3 = torch.empty(1, 1024, 8192, dtype=torch.float16)
+    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == "persistent"
+    a3, b3 = torch.empty(2, 4096, 1024, dtype=torch.float16), torch.empty(2, 1024, 4096, dtype=torch.float16)
+    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == "persistent"  # a batch
+
+
+def test_forced_pingpong_path(on_hopper):
+    a3, b3 = operands(256, 128, 64)
+    assert matmul_op.plan_matmul(a3, b3, "pingpong", "tf32", None).path == "pingpong"  # any K when asked
+    with pytest.raises(contracts.ContractError, match="one configuration"):
+        matmul_op.plan_matmul(a3, b3, "pingpong", "tf32", "fixed")
+    with pytest.raises(contracts.ContractError, match="path='pingpong' cannot take.*float16/bfloat16"):
+        matmul_op.plan_matmul(a3.float(), b3.float(), "pingpong", "tf32", None)
+
+
+def test_public_call_explains_the_refusal_here():
+    a, b = torch.randn(64, 32, dtype=torch.float16), torch.randn(32, 48, dtype=torch.float16)
+    with pytest.raises(contracts.ContractError, match="path='pingpong' cannot take.*(interpreter|Hopper)"):
+        tilelab.matmul(a, b, path="pingpong")
+
+
+def test_descriptors_follow_b_storage():
+    a, c = torch.empty(1000, 256, dtype=torch.float16), torch.empty(1000, 512, dtype=torch.float16)
+    row_major = torch.empty(256, 512, dtype=torch.float16)
+    blocks = [d.block_shape for d in pingpong.descriptors(a, row_major, c)]
+    assert blocks == [[128, 64], [64, 128], [128, 64]]  # C's block: half a tile wide, the staging buffer
+    k_major = torch.empty(512, 256, dtype=torch.float16).t()
+    a_desc, b_desc, _ = pingpong.descriptors(a, k_major, c)
+    assert b_desc.block_shape == [128, 64] and b_desc.shape == [512, 256]  # B described as stored, [N, K]
+
+
+def test_grid_is_the_even_persistent_grid():
+    config = pingpong.DEFAULT_CONFIG
+    assert pingpong.programs(8192, 8192, config, 132) == 128  # 4096 tiles, 32 per program
+    assert pingpong.programs(256, 128, config, 132) == 2
+
+
+def test_launch_records_every_parameter_for_replays(monkeypatch):
+    import tilelab.kernels.matmul_pingpong as kernels
+
+    launches = []
+
+    class Recorder:
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: launches.append((grid, args, kwargs)) or "compiled"
+
+    monkeypatch.setattr(kernels, "matmul_pingpong_kernel", Recorder())
+    a, c = torch.empty(1000, 64, dtype=torch.float16), torch.empty(1000, 256, dtype=torch.float16)
+    b = torch.empty(256, 64, dtype=torch.float16).t()
+    config = pingpong.DEFAULT_CONFIG
+    compiled, grid, args = pingpong.launch(a, b, c, sms=132)
+    ((launch_grid, _, kwargs),) = launches
+    assert compiled == "compiled" and launch_grid == grid == (8 * 2, 1, 1)
+    assert kwargs == {"num_warps": 4}
+    # Every kernel parameter after the descriptors, in signature order: M, N, K, GROUP_M, STAGES, B_K_MAJOR,
+    # MMA_REGS, num_warps.
+    assert args[3:] == (1000, 256, 64, config.group_m, config.num_stages, True, config.mma_regs, 4)
+
+
+def test_pingpong_is_a_known_path():
+    assert "pingpong" in matmul_op.PATHS
