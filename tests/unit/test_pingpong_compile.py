@@ -12,6 +12,7 @@ import json
 import re
 
 import pytest
+import torch
 
 from tests.helpers import run_without_interpreter
 from tilelab.ops import matmul_pingpong
@@ -23,9 +24,10 @@ import json, subprocess, sys, tempfile, torch
 from triton.backends.nvidia.compiler import get_ptxas
 from tilelab.ops import matmul_pingpong
 facts = {}
-for name, dtype, b_k_major in [("float16", torch.float16, False), ("bfloat16", torch.bfloat16, False),
-                               ("float16-b-k-major", torch.float16, True)]:
-    compiled = matmul_pingpong.compile_for(dtype=dtype, b_k_major=b_k_major)
+for name, dtype, b_k_major, out in [("float16", torch.float16, False, None), ("bfloat16", torch.bfloat16, False, None),
+                                    ("float16-b-k-major", torch.float16, True, None),
+                                    ("float32-output", torch.float16, False, torch.float32)]:
+    compiled = matmul_pingpong.compile_for(dtype=dtype, b_k_major=b_k_major, out_dtype=out)
     ptx = compiled.asm["ptx"]
     with tempfile.NamedTemporaryFile("w", suffix=".ptx") as source:
         source.write(ptx)
@@ -36,7 +38,7 @@ for name, dtype, b_k_major in [("float16", torch.float16, False), ("bfloat16", t
 json.dump(facts, sys.stdout)
 """
 
-VARIANTS = ["float16", "bfloat16", "float16-b-k-major"]
+VARIANTS = ["float16", "bfloat16", "float16-b-k-major", "float32-output"]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +48,7 @@ def compiled() -> dict:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_128_wide_wgmmas_read_both_operands_from_shared_memory(compiled, variant):
-    kind = "bf16" if variant == "bfloat16" else "f16"
+    kind = "bf16" if variant == "bfloat16" else "f16"  # the inputs' type; C's does not enter the wgmma
     mmas = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{kind}\.{kind}\s+\{{[^}}]*\}},\s*(\S+)",
                       compiled[variant]["ptx"])
     # Two groups, each a 128-row tile (two m64 wgmmas) over a 64-deep K step (four k16): 16 in the PTX.
@@ -69,11 +71,15 @@ def test_two_mma_groups_and_a_lean_loader(compiled):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_six_stages_fit_beside_two_half_tile_staging_buffers(compiled, variant):
-    config = matmul_pingpong.DEFAULT_CONFIG
-    stages = config.num_stages * (config.block_m + config.block_n) * config.block_k * 2
-    staging = 2 * config.block_m * (config.block_n // 2) * 2
-    assert stages + staging <= compiled[variant]["shared"] <= MAX_SHARED
+def test_stages_fit_beside_two_half_tile_staging_buffers(compiled, variant):
+    """Six stages with a 2-byte C; five with float32's staging buffers, twice the size (a sixth would not fit)."""
+    out_size = 4 if variant == "float32-output" else 2
+    config = matmul_pingpong.config_for(torch.float32 if out_size == 4 else torch.float16)
+    assert config.num_stages == (5 if out_size == 4 else 6)
+    stage = (config.block_m + config.block_n) * config.block_k * 2
+    staging = 2 * config.block_m * (config.block_n // 2) * out_size
+    assert config.num_stages * stage + staging <= compiled[variant]["shared"] <= MAX_SHARED
+    assert (config.num_stages + 1) * stage + staging > MAX_SHARED
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

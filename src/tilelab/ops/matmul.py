@@ -959,7 +959,7 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     elif plan.path == "pingpong":
         from tilelab.ops import matmul_pingpong
 
-        config = matmul_pingpong.DEFAULT_CONFIG
+        config = matmul_pingpong.config_for(out_dtype or a.dtype)
         described["config"] = config.as_dict()
         described["host_descriptors"] = True
         described["programs"] = matmul_pingpong.programs(p.m, p.n, config, matmul_hopper.device_sms(a.device))

@@ -35,6 +35,13 @@ class PingPongConfig:
 # with a whole-tile staging buffer 0.91x torch at 4096^3, 5 stages 0.96-0.97x, 6 with the half-width buffer
 # 0.99x; 128x128x32 in 12 stages 0.92-0.97x; 64x256 tiles 0.89-0.94x.
 DEFAULT_CONFIG = PingPongConfig()
+# A float32 C doubles the two staging buffers (64 KB): one stage fewer fits beside them.
+FLOAT32_OUTPUT_CONFIG = dataclasses.replace(DEFAULT_CONFIG, num_stages=5)
+
+
+def config_for(out_dtype: torch.dtype) -> PingPongConfig:
+    """The configuration whose stages and staging buffers fit a program's shared memory for this C dtype."""
+    return FLOAT32_OUTPUT_CONFIG if out_dtype == torch.float32 else DEFAULT_CONFIG
 
 # The persistent kernel's 128x256 tiles read less of A and B per multiply-add; this kernel's tiles keep the
 # tensor cores busy through epilogues. Which wins depends on K, the length of each tile's K loop. fp16 in
@@ -99,10 +106,12 @@ def programs(m: int, n: int, config: PingPongConfig, sms: int) -> int:
     return balanced_programs(tile_count(m, n, config), sms)
 
 
-def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, sms: int, config: PingPongConfig = DEFAULT_CONFIG):
-    """C = A @ B (2-D views, checked by `unsupported_reason`); returns (compiled, grid, arguments)."""
+def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, sms: int, config: PingPongConfig | None = None):
+    """C = A @ B (2-D views, checked by `unsupported_reason`); returns (compiled, grid, arguments). `config`
+    defaults to `config_for` C's dtype."""
     from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
 
+    config = config or config_for(c2.dtype)
     (m, k), n = a2.shape, b2.shape[1]
     grid = (programs(m, n, config, sms), 1, 1)
     args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages, b2.stride(-1) != 1,
@@ -113,12 +122,14 @@ def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, sms: int, confi
 
 
 def compile_for(target_arch: int = 90, dtype: torch.dtype = torch.float16, b_k_major: bool = False,
-                config: PingPongConfig = DEFAULT_CONFIG):
+                out_dtype: torch.dtype | None = None):
     """Compile the kernel for `sm_<target_arch>` without a GPU, as a launch on aligned 4096-wide operands would
-    specialize it; returns Triton's CompiledKernel."""
+    specialize it (C in `out_dtype`, default `dtype`); returns Triton's CompiledKernel."""
     from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
 
-    a, c = torch.empty(4096, 4096, dtype=dtype), torch.empty(4096, 4096, dtype=dtype)
+    out_dtype = out_dtype or dtype
+    config = config_for(out_dtype)
+    a, c = torch.empty(4096, 4096, dtype=dtype), torch.empty(4096, 4096, dtype=out_dtype)
     b = torch.empty(4096, 4096, dtype=dtype)
     names = ("a_desc", "b_desc", "c_desc")
     return gluon_launch.compile_without_gpu(
