@@ -60,13 +60,28 @@ def test_refuses_off_hopper_under_the_interpreter_and_without_gluon(monkeypatch)
 
 @pytest.mark.parametrize("k,expected", [(512, True), (1024, True), (2048, True), (2049, False), (4096, False)])
 def test_pays_off_with_a_short_k(k, expected):
-    assert pingpong.pays_off(k) is expected
+    assert pingpong.pays_off(4096, 4096, k, 132) is expected  # 4096^2: the same waves either way
+
+
+@pytest.mark.parametrize("m,n,mine,persistent", [
+    (4096, 11008, 21, 22),  # 1.05x torch against the persistent kernel's 1.03x (calls JJJJ, NNNN)
+    (4096, 5504, 11, 12),  # 1.02x against 0.94x
+    (5120, 5120, 13, 14),  # 0.96x against 0.89x
+    (4096, 4096, 8, 8),  # 0.99x against 1.00x: the persistent kernel keeps it
+    (8192, 8192, 32, 32),
+    (6144, 6144, 18, 18),
+])
+def test_a_better_filled_last_wave_pays_off_at_any_k(m, n, mine, persistent):
+    assert pingpong.waves_in_tiles(m, n, pingpong.DEFAULT_CONFIG, 132) == mine
+    assert pingpong.waves_in_tiles(m, n, matmul_hopper.PERSISTENT_CANDIDATES[0], 132) == persistent
+    assert pingpong.pays_off(m, n, 8192, 132) is (mine < persistent)
 
 
 @pytest.mark.parametrize("m,n,k,expected", [
     (8192, 8192, 1024, "pingpong"),  # 1.07x torch against the persistent kernel's 0.99x (call JJJJ)
     (4096, 4096, 2048, "pingpong"),  # 1.02x against 0.98x (call KKKK)
     (8192, 8192, 4096, "persistent"),  # a long K: the persistent kernel's larger tiles read less per flop
+    (4096, 11008, 4096, "pingpong"),  # ... unless its last wave is emptier
     (2048, 2048, 2048, "descriptor"),  # below the persistent kernel's work threshold: untouched
 ])
 def test_plan_takes_pingpong_where_the_persistent_kernel_would_with_a_short_k(on_hopper, m, n, k, expected):

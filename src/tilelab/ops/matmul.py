@@ -245,12 +245,14 @@ def _registers_by_default(a3: torch.Tensor, b3: torch.Tensor, precision: str) ->
             and matmul_registers.pays_off(m, n, k, matmul_hopper.device_sms(a3.device)))
 
 
-def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, k: int) -> bool:
-    """Whether a problem that would take the persistent kernel takes the ping-pong kernel instead: a short K
-    (`matmul_pingpong.pays_off`) and operands it can take."""
-    from tilelab.ops import matmul_pingpong
+def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, k: int) -> bool:
+    """Whether a problem that would take the persistent kernel takes the ping-pong kernel instead: where it
+    measured faster (`matmul_pingpong.pays_off`: a short K, or a better-filled last wave), with operands it can
+    take."""
+    from tilelab.ops import matmul_hopper, matmul_pingpong
 
-    return matmul_pingpong.pays_off(k) and matmul_pingpong.unsupported_reason(a3, b3) is None
+    return (matmul_pingpong.unsupported_reason(a3, b3) is None
+            and matmul_pingpong.pays_off(m, n, k, matmul_hopper.device_sms(a3.device)))
 
 
 def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
@@ -283,7 +285,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
             if config is None and _persistent_pays_off(a3, b3, b_layout, precision, m, n, k):
-                path = "pingpong" if _pingpong_by_default(a3, b3, k) else "persistent"
+                path = "pingpong" if _pingpong_by_default(a3, b3, m, n, k) else "persistent"
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
         raise contracts.AlignmentError(

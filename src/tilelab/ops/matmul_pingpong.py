@@ -12,7 +12,7 @@ import torch
 
 from tilelab import contracts
 from tilelab.ops import gluon_launch
-from tilelab.tuning import tile_count
+from tilelab.tuning import ceil_div, tile_count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,15 +44,29 @@ def config_for(out_dtype: torch.dtype) -> PingPongConfig:
     return FLOAT32_OUTPUT_CONFIG if out_dtype == torch.float32 else DEFAULT_CONFIG
 
 # The persistent kernel's 128x256 tiles read less of A and B per multiply-add; this kernel's tiles keep the
-# tensor cores busy through epilogues. Which wins depends on K, the length of each tile's K loop. fp16 in
-# turns, this kernel against the persistent kernel (the default before it), torch = 1 (calls JJJJ, KKKK):
+# tensor cores busy through epilogues, and being half the size, they can fill the last wave better. fp16 in
+# turns, this kernel against the persistent kernel (the default before it), torch = 1 (calls JJJJ, KKKK, NNNN):
 #   K = 512:   8192x8192 1.08x / 0.80x
 #   K = 1024:  8192x8192 1.07x / 0.99x (bf16 1.07x / 1.00x); 8192x4096 1.04x / 0.90x; 4096x4096 1.03x / 0.90x;
 #              2048x8192 1.04x / 0.91x
 #   K = 2048:  8192x8192 1.01x / 0.98x; 4096x4096 1.02x / 0.98x; 4096x8192 1.00x / 0.95x
-#   K = 4096:  4096x4096 0.99x / 1.00x (bf16 0.99x / 1.00x); 4096x11008 1.05x / 1.03x
+#   K = 4096, a last wave the smaller tiles fill better (`waves_in_tiles` 21 against 22, 11 against 12, 13
+#              against 14): 4096x11008 1.05x / 1.03x, 11008x4096 1.04x / 1.02x, 4096x5504 1.02x / 0.94x,
+#              5120x5120 0.96x / 0.89x
+#   K = 4096, the same waves: 4096x4096 0.99x / 1.00x (bf16 0.99x / 1.00x); 6144x6144 1.00x / 1.00x;
+#              8192x11008 1.00x / 0.99x; 3072x8192 0.99x / 0.98x
 #   K = 8192:  8192x8192 1.00x / 1.03x;   K = 11008: 4096x4096 0.96x / 1.00x
 PINGPONG_MAX_K = 2048
+
+
+def waves_in_tiles(m: int, n: int, config, sms: int) -> int:
+    """How long the busiest program of a persistent grid runs, counted in 128x128 tiles: its share of
+    `config`'s tiles over `balanced_programs`, each tile block_m * block_n / 128^2 of them."""
+    from tilelab.ops.matmul_hopper import balanced_programs
+
+    tiles = tile_count(m, n, config)
+    per_program = ceil_div(tiles, balanced_programs(tiles, sms))
+    return per_program * config.block_m * config.block_n // (128 * 128)
 
 
 def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor) -> str | None:
@@ -76,9 +90,13 @@ def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor) -> str | None:
     return None
 
 
-def pays_off(k: int) -> bool:
-    """Whether `tilelab.matmul` takes this path where it would take the persistent kernel: a short K."""
-    return k <= PINGPONG_MAX_K
+def pays_off(m: int, n: int, k: int, sms: int) -> bool:
+    """Whether `tilelab.matmul` takes this path where it would take the persistent kernel: a short K, or tiles
+    that end sooner than the persistent kernel's default 128x256 ones (`waves_in_tiles`)."""
+    from tilelab.ops.matmul_hopper import PERSISTENT_CANDIDATES
+
+    return k <= PINGPONG_MAX_K or (waves_in_tiles(m, n, DEFAULT_CONFIG, sms)
+                                   < waves_in_tiles(m, n, PERSISTENT_CANDIDATES[0], sms))
 
 
 def require_supported(a3: torch.Tensor, b3: torch.Tensor) -> None:
