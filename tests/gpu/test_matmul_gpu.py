@@ -201,15 +201,16 @@ def test_pretune_persistent_then_reuse(rng, monkeypatch, tmp_path):
 @pytest.mark.parametrize("size", [1000, 3000])
 def test_aligned_inputs_are_read_as_they_are(size, rng):
     """`tilelab.to_aligned` puts 1000- and 3000-wide fp16 rows on lines (they start 16 bytes into a sector as
-    allocated); tilelab reads them without a copy, and 3000^3 then takes the persistent kernel, which rows off
-    sectors are kept from (`_persistent_pays_off`)."""
+    allocated); tilelab reads them without a copy, and 3000^3 then takes a persistent kernel, which rows off
+    sectors are kept from (`_persistent_pays_off`): the ping-pong one, whose 128x128 tiles fill the last wave
+    better (`matmul_pingpong.pays_off`)."""
     a = tilelab.to_aligned(randn((size, size), torch.float16, "cuda", rng))
     b = tilelab.to_aligned(randn((size, size), torch.float16, "cuda", rng))
     assert a.stride(0) > size and tilelab.rows_aligned(a) and tilelab.rows_aligned(b)
     plan = matmul_op.describe_plan(a, b)
     assert plan["a_row_major"] and plan["b_row_major"]
     if size == 3000:
-        assert plan["path"] == "persistent"
+        assert plan["path"] == "pingpong"
         assert matmul_op.describe_plan(a.contiguous(), b.contiguous())["path"] == "descriptor"
     assert_matches_reference(tilelab.matmul(a, b), a, b, label=f"aligned {size}^3")
 
