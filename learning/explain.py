@@ -4,7 +4,8 @@
     python -m learning.explain matmul --quiz          wait for your prediction before each answer
     python -m learning.explain matmul --plot out.png  draw tiles, masked cells and GROUP_M order (matplotlib)
 
-Topics: indexing, strides, reduction, softmax, matmul, grouping, splitk, alignment, descriptors, tuning.
+Topics: indexing, strides, reduction, softmax, matmul, grouping, splitk, alignment, descriptors, tuning,
+registers, pingpong.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 )
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-from tilelab.kernels.matmul_tf32_registers import grouped_tile, mma_step
+from tilelab.kernels.gluon_loader import grouped_tile
+from tilelab.kernels.matmul_tf32_registers import mma_step
 
 
 @gluon.jit

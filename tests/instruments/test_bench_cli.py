@@ -107,3 +107,16 @@ def test_registers_variant_and_torch_kernels_off_the_gpu(tmp_path):
     assert by_name["tilelab-registers"]["status"] == "unsupported"
     assert "interpreter does not run" in by_name["tilelab-registers"]["message"]
     assert by_name["tilelab"]["status"] == "ok" and "kernels" not in by_name["torch"]["plan"]
+
+
+def test_pingpong_variant_off_the_gpu(tmp_path):
+    """On the interpreter the pingpong path is refused with its reason, like the registers path."""
+    out = tmp_path / "fp16.json"
+    done = run_tool("tilelab.bench", "--op", "matmul", "--dtype", "float16", "--check-only",
+                    "--variants", "tilelab,tilelab-pingpong", "--shape", "64", "32", "48", "--output", str(out),
+                    interpret=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    by_name = {v["name"]: v for v in json.loads(out.read_text())["cases"][0]["variants"]}
+    assert by_name["tilelab-pingpong"]["status"] == "unsupported"
+    assert "interpreter does not run" in by_name["tilelab-pingpong"]["message"]
+    assert by_name["tilelab"]["status"] == "ok"

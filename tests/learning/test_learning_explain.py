@@ -5,7 +5,17 @@ import struct
 
 import pytest
 
-from learning.walkthroughs import alignment, descriptors, grouping, matmul, reduction, registers, splitk, tuning
+from learning.walkthroughs import (
+    alignment,
+    descriptors,
+    grouping,
+    matmul,
+    pingpong,
+    reduction,
+    registers,
+    splitk,
+    tuning,
+)
 
 
 def _text(script) -> str:
@@ -139,3 +149,25 @@ def test_registers_walkthrough_computes_from_the_library(monkeypatch):
     answers = {line.split("?")[0].strip(): line.split("->")[1].strip()
                for line in _text(registers.build()).splitlines() if "->" in line}
     assert answers[question.format("300x260x1000")] == "64x64, 25, yes"
+
+
+def test_pingpong_walkthrough_computes_from_the_library(monkeypatch):
+    from tilelab.ops import matmul_pingpong
+
+    def answers() -> dict:
+        return {line.split("?")[0].strip(): line.split("->")[1].strip()
+                for line in _text(pingpong.build()).splitlines() if "->" in line}
+
+    found = answers()
+    assert found["K steps per tile at K=1024 (BLOCK_K=64)"] == "16"
+    assert found["... and for one group owning 128x128"] == "128"
+    assert found["K=1024: ring position of group 1's first K step"] == "16"
+    assert found["its stage and the phase parity it waits for (position % stages, position // stages % 2)"] == (
+        "stage 4, parity 0")
+    question = "{}: busiest program's share, pingpong against persistent, and the choice"
+    assert found[question.format("8192x8192x1024")] == "32 against 32: pingpong"
+    assert found[question.format("4096x11008x4096")] == "21 against 22: pingpong"
+    assert found[question.format("4096x4096x4096")] == "8 against 8: persistent"
+    # The answers follow the library: another threshold gives another verdict.
+    monkeypatch.setattr(matmul_pingpong, "PINGPONG_MAX_K", 512)
+    assert answers()[question.format("8192x8192x1024")] == "32 against 32: persistent"

@@ -10,7 +10,7 @@ ran at 0.99x torch on the H200, this one at 1.07x. Here:
 - each warp group (4 warps) owns whole 128x128 tiles, alternately: group 0 the program's tiles 0, 2, 4, ...,
   group 1 tiles 1, 3, 5, ...; while one group stores a finished tile, the other's MMAs run;
 - one loader warp fills a ring of stages in tile order (A's and B's tiles by TMA, "ready" and "empty"
-  mbarriers, as in `matmul_tf32_registers`);
+  mbarriers: `gluon_loader.load_partition`, shared with `matmul_tf32_registers`);
 - the groups start their K loops in turn (`turns`, one mbarrier per group). Without that, group 1 would
   wait on a stage's "ready" barrier many rounds before the ring gets there; an mbarrier wait only tells a
   round's parity, so it would take an earlier round's data (this kernel's first version did, and faulted);
@@ -32,36 +32,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma_wait,
 )
 
-from tilelab.kernels.matmul_tf32_registers import grouped_tile
-
-
-@gluon.jit
-def load_partition(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M: gl.constexpr,
-                   B_K_MAJOR: gl.constexpr):
-    """The loader warp: every (tile, K step) of this program, in order, A's and B's tiles into the next stage.
-    B is stored [K, N], or [N, K] with B_K_MAJOR (its blocks are then [BLOCK_N, BLOCK_K])."""
-    STAGES: gl.constexpr = a_bufs.type.shape[0]
-    BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
-    BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
-    BLOCK_N: gl.constexpr = b_desc.block_type.shape[0] if B_K_MAJOR else b_desc.block_type.shape[1]
-    tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-    k_steps = gl.cdiv(K, BLOCK_K)
-    step = 0  # the ring position: it picks the stage and the mbarrier phase
-    for tile in range(gl.program_id(0), tiles, gl.num_programs(0)):
-        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        for k in range(k_steps):
-            stage = step % STAGES
-            # A fresh mbarrier counts as having completed phase 1: the first round does not wait.
-            mbarrier.wait(empty.index(stage), ((step // STAGES) & 1) ^ 1)
-            mbarrier.expect(ready.index(stage), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
-            tma.async_copy_global_to_shared(a_desc, [pid_m * BLOCK_M, k * BLOCK_K], ready.index(stage),
-                                            a_bufs.index(stage))
-            if B_K_MAJOR:
-                b_coords = [pid_n * BLOCK_N, k * BLOCK_K]
-            else:
-                b_coords = [k * BLOCK_K, pid_n * BLOCK_N]
-            tma.async_copy_global_to_shared(b_desc, b_coords, ready.index(stage), b_bufs.index(stage))
-            step += 1
+from tilelab.kernels.gluon_loader import grouped_tile, load_partition
 
 
 @gluon.jit

@@ -37,40 +37,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma_wait,
 )
 
-
-@gluon.jit
-def grouped_tile(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr):
-    """Tile index -> (pid_m, pid_n) in GROUP_M order, as `tilelab.kernels.matmul.grouped_tile`."""
-    grid_m = gl.cdiv(M, BLOCK_M)
-    grid_n = gl.cdiv(N, BLOCK_N)
-    width = GROUP_M * grid_n
-    first_m = (tile // width) * GROUP_M
-    rows = gl.minimum(grid_m - first_m, GROUP_M)
-    return first_m + (tile % width) % rows, (tile % width) // rows
-
-
-@gluon.jit
-def load_partition(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M: gl.constexpr):
-    """The loader warp: every (tile, K step) this program owns, A's and B's tiles into the next free stage."""
-    STAGES: gl.constexpr = a_bufs.type.shape[0]
-    BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
-    BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
-    BLOCK_N: gl.constexpr = b_desc.block_type.shape[1]
-    tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-    k_steps = gl.cdiv(K, BLOCK_K)
-    step = 0  # counts K steps across tiles: it picks the stage and the mbarrier phase
-    for tile in range(gl.program_id(0), tiles, gl.num_programs(0)):
-        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        for k in range(k_steps):
-            stage = step % STAGES
-            # A fresh mbarrier counts as having completed phase 1: the first round does not wait.
-            mbarrier.wait(empty.index(stage), ((step // STAGES) & 1) ^ 1)
-            mbarrier.expect(ready.index(stage), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
-            tma.async_copy_global_to_shared(a_desc, [pid_m * BLOCK_M, k * BLOCK_K], ready.index(stage),
-                                            a_bufs.index(stage))
-            tma.async_copy_global_to_shared(b_desc, [k * BLOCK_K, pid_n * BLOCK_N], ready.index(stage),
-                                            b_bufs.index(stage))
-            step += 1
+from tilelab.kernels.gluon_loader import grouped_tile, load_partition
 
 
 @gluon.jit
@@ -176,5 +143,5 @@ def matmul_tf32_registers_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.co
     gl.warp_specialize([
         (mma_partition, (a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M,
                          BLOCK_M, BLOCK_N, BLOCK_K, ROUND_B, num_warps)),
-        (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M)),
+        (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M, False)),
     ], [1], [24])  # one loader warp with the fewest registers; the MMA warps get the rest
