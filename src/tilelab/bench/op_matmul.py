@@ -110,7 +110,7 @@ def variants(options: VariantOptions) -> list[Variant]:
         # tf32 on Hopper with row-major operands (the default there when its tiles fill the SMs); unsupported elsewhere.
         tilelab_variant("tilelab-registers", "tf32: B's tiles to wgmma through registers, no copy (Gluon)",
                         default=False, path="registers"),
-        # fp16/bf16 on Hopper (the default instead of the persistent kernel when K is short); unsupported elsewhere.
+        # fp16/bf16 on Hopper (the default instead of the persistent kernel where K is short or its last wave fuller).
         tilelab_variant("tilelab-pingpong", "two warp groups taking turns on whole tiles, persistent (Gluon)",
                         default=False, path="pingpong"),
     ]

@@ -729,7 +729,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     Hopper, B's tiles fed to the tensor cores through registers instead of
     copying B; the default there when its tiles fill the SMs) or "pingpong"
     (fp16/bf16 on Hopper, two warp groups taking turns on whole tiles; the
-    default instead of "persistent" when K is short). `config` forces a named
+    default instead of "persistent" when K is short or its smaller tiles
+    fill the last wave better). `config` forces a named
     ("fixed") or explicit `Config` instead of the tuned choice. An input that
     requires grad goes through `torch.ops.tilelab.matmul`, which has a backward.
 
