@@ -66,6 +66,9 @@ EXERCISES = [
               "aligned_row_stride")),
     Exercise("filling", "I5", "python", "enough tiles for the SMs: counts, waves and the largest tile that fills",
              ("tile_count", "waves", "busy_fraction", "choose_tiles")),
+    Exercise("turns", "I6", "python", "two warp groups taking turns: ring positions, parity waits and when it pays",
+             ("ring_position", "stage_and_parity", "wait_returns", "wait_is_right", "waves_in_tiles",
+              "pingpong_pays_off")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -28,6 +28,17 @@ HINTS = {
         "choose_tiles, the fill: walk the fitting tiles in the given order (largest first) and return the first"
         " whose tile_count >= full_fill * sms. None does? The last fitting tile. None fits? The last candidate.",
     ],
+    "turns": [
+        "ring_position: tile 2 of a program with 16 K steps per tile starts at 2 * 16 = 32; its step 5 is at 37.",
+        "stage_and_parity: position 16 of a 6-stage ring is stage 16 % 6 = 4 in round 16 // 6 = 2, parity 0.",
+        "wait_returns: the current phase is number `completed`. A wait for its parity blocks; for the other"
+        " parity it returns at once (a fresh barrier, completed = 0, lets a wait for 1 through).",
+        "wait_is_right: the wait tells parities apart, not rounds. It is right only when completed is wanted"
+        " (it blocks until the wanted round) or wanted + 1 (the wanted round is the latest).",
+        "waves_in_tiles: tiles = ceil(m / block_m) * ceil(n / block_n); the busiest program runs ceil(tiles /"
+        " sms) of them, each block_m * block_n / 128^2 tiles of 128x128.",
+        "pingpong_pays_off: k <= max_k, or waves_in_tiles with 128x128 tiles strictly less than with 128x256.",
+    ],
     "strides": [
         "Row-major: the last dimension moves by 1; each earlier one moves by the product of all later sizes.",
         "The storage position of index (i, j) is offset + i*strides[0] + j*strides[1].",

@@ -129,3 +129,35 @@ def choose_tiles(m: int, n: int, sms: int, candidates, full_fill: float = 0.6) -
         if tile_count(m, n, bm, bn) >= full_fill * sms:
             return (bm, bn)
     return fitting[-1] if fitting else tuple(candidates[-1])
+
+
+# Exercise 15 (workshop I6): two warp groups taking turns on a ring of stages.
+# tests/learning/test_learning_reference.py keeps waves_in_tiles and pingpong_pays_off equal to
+# tilelab.ops.matmul_pingpong's.
+PINGPONG_TILE = (128, 128)
+PERSISTENT_TILE = (128, 256)
+PINGPONG_MAX_K = 2048
+
+
+def ring_position(tile: int, k: int, k_steps: int) -> int:
+    return tile * k_steps + k
+
+
+def stage_and_parity(position: int, stages: int) -> tuple[int, int]:
+    return position % stages, (position // stages) % 2
+
+
+def wait_returns(completed: int, parity: int) -> bool:
+    return completed % 2 != parity
+
+
+def wait_is_right(completed: int, wanted: int) -> bool:
+    return wanted <= completed <= wanted + 1
+
+
+def waves_in_tiles(m: int, n: int, block_m: int, block_n: int, sms: int) -> int:
+    return cdiv(tile_count(m, n, block_m, block_n), sms) * (block_m * block_n // (128 * 128))
+
+
+def pingpong_pays_off(m: int, n: int, k: int, sms: int, max_k: int = PINGPONG_MAX_K) -> bool:
+    return k <= max_k or waves_in_tiles(m, n, *PINGPONG_TILE, sms) < waves_in_tiles(m, n, *PERSISTENT_TILE, sms)

@@ -43,3 +43,24 @@ def test_the_measured_shapes_choose_what_the_workshop_says():
                      (128, 11008): (128, 128), (128, 4096): (64, 64), (2048, 2048): (256, 128),
                      (4096, 4096): (256, 128), (64, 16384): (64, 64)}
     assert ref.waves(172, ref.H200_SMS) == 2 and round(ref.busy_fraction(172, ref.H200_SMS), 4) == 0.6515
+
+
+def test_the_pingpong_rule_is_the_library_s():
+    """Exercise 15's waves_in_tiles and pingpong_pays_off against tilelab.ops.matmul_pingpong's, with the
+    persistent kernel's default tile: a new threshold or tile in the library must reach the course."""
+    from tilelab.ops import matmul_hopper, matmul_pingpong
+
+    persistent = matmul_hopper.PERSISTENT_CANDIDATES[0]
+    assert ref.PERSISTENT_TILE == (persistent.block_m, persistent.block_n)
+    pingpong = matmul_pingpong.DEFAULT_CONFIG
+    assert ref.PINGPONG_TILE == (pingpong.block_m, pingpong.block_n)
+    assert ref.PINGPONG_MAX_K == matmul_pingpong.PINGPONG_MAX_K
+    rng = random.Random(15)
+    sides = SIDES + [rng.randint(1, 20000) for _ in range(30)]
+    for m in sides:
+        for n in sides:
+            sms = rng.choice(SMS)
+            k = rng.choice([512, 1024, 2048, 2049, 4096, 11008])
+            for config, tile in ((pingpong, ref.PINGPONG_TILE), (persistent, ref.PERSISTENT_TILE)):
+                assert ref.waves_in_tiles(m, n, *tile, sms) == matmul_pingpong.waves_in_tiles(m, n, config, sms)
+            assert ref.pingpong_pays_off(m, n, k, sms) == matmul_pingpong.pays_off(m, n, k, sms), (m, n, k, sms)
