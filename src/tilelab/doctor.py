@@ -178,7 +178,8 @@ def diagnose(run_probes: bool = True) -> dict:
         report["gluon"] = env.has_gluon()
         if not report["gluon"] and any(gpu["capability"].startswith("9.") for gpu in report["gpus"]):
             report["warnings"].append("Triton's Gluon cannot be imported: on this Hopper GPU, tf32 with a row-major "
-                                      "B copies B instead of taking the registers path")
+                                      "B copies B instead of taking the registers path, and fp16/bf16 with a short "
+                                      "K take the persistent kernel instead of the pingpong one")
     if run_probes and versions["triton"]:
         worked, detail = run_probe("cpu", interpret=True)
         report["probes"]["interpreter"] = {"ok": worked, "detail": detail}
@@ -220,7 +221,8 @@ def print_report(report: dict) -> None:
         table.add_row("CUDA available", "yes" if report["cuda_available"] else "no")
         table.add_row("triton torch expects", report.get("torch_requires_triton") or "not declared")
     if "gluon" in report:
-        table.add_row("Gluon (tf32 registers path)", "importable" if report["gluon"] else "[yellow]not importable[/]")
+        table.add_row("Gluon (registers and pingpong paths)",
+                      "importable" if report["gluon"] else "[yellow]not importable[/]")
     for gpu in report["gpus"]:
         table.add_row(f"GPU {gpu['index']}", f"{gpu['name']}, sm_{gpu['capability'].replace('.', '')}, "
                                              f"{gpu['sm_count']} SMs, L2 {(gpu['l2_bytes'] or 0) >> 20} MiB")

@@ -20,8 +20,8 @@ from tilelab.ops import matmul_pingpong
 MAX_SHARED = 232448  # bytes of shared memory one program may use on the H100/H200
 
 _WORKER = r"""
-import json, subprocess, sys, tempfile, torch
-from triton.backends.nvidia.compiler import get_ptxas
+import json, sys, torch
+from tilelab.inspect.tools import ptxas_verbose
 from tilelab.ops import matmul_pingpong
 facts = {}
 for name, dtype, b_k_major, out in [("float16", torch.float16, False, None), ("bfloat16", torch.bfloat16, False, None),
@@ -29,12 +29,7 @@ for name, dtype, b_k_major, out in [("float16", torch.float16, False, None), ("b
                                     ("float32-output", torch.float16, False, torch.float32)]:
     compiled = matmul_pingpong.compile_for(dtype=dtype, b_k_major=b_k_major, out_dtype=out)
     ptx = compiled.asm["ptx"]
-    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as source:
-        source.write(ptx)
-        source.flush()
-        info = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", source.name, "-o", "/dev/null"],
-                              capture_output=True, text=True).stderr
-    facts[name] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": info}
+    facts[name] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": ptxas_verbose(ptx, "sm_90a") or ""}
 json.dump(facts, sys.stdout)
 """
 

@@ -19,8 +19,8 @@ from tilelab.ops import matmul_registers
 MAX_SHARED = 232448  # bytes of shared memory one program may use on the H100/H200
 
 _WORKER = r"""
-import json, subprocess, sys, tempfile, torch
-from triton.backends.nvidia.compiler import get_ptxas
+import json, sys, torch
+from tilelab.inspect.tools import ptxas_verbose
 from tilelab.ops import matmul_registers
 facts = {}
 variants = {"float32": {}, "bfloat16": {"out_dtype": torch.bfloat16},
@@ -29,12 +29,7 @@ variants.update({config.tag(): {"config": config} for config in matmul_registers
 for name, options in variants.items():
     compiled = matmul_registers.compile_for(**options)
     ptx = compiled.asm["ptx"]
-    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as source:
-        source.write(ptx)
-        source.flush()
-        info = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", source.name, "-o", "/dev/null"],
-                              capture_output=True, text=True).stderr
-    facts[name] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": info}
+    facts[name] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": ptxas_verbose(ptx, "sm_90a") or ""}
 json.dump(facts, sys.stdout)
 """
 
