@@ -152,3 +152,17 @@ def test_launch_records_every_parameter_for_replays(monkeypatch):
 
 def test_pingpong_is_a_known_path():
     assert "pingpong" in matmul_op.PATHS
+
+
+def test_descriptors_of_operands_with_a_single_row_or_column():
+    """A dimension of extent 1 has no stride of its own (torch may report 1): the descriptors take the row stride
+    `operand_layout` checked, padded to 16 bytes, and B's orientation from it, so TMA gets a stride it accepts."""
+    a = torch.empty(64, 1, dtype=torch.float16).t()  # [1, 64], strides (1, 1)
+    b = torch.empty(64, 1, dtype=torch.float16)  # [64, 1], strides (1, 1): read as [N, K] = [1, 64]
+    c = torch.empty(1, 8, dtype=torch.float16)
+    a_desc, b_desc, _ = pingpong.descriptors(a, b, c)
+    assert a_desc.strides == [64, 1]
+    assert b_desc.shape == [1, 64] and b_desc.block_shape == [128, 64] and b_desc.strides == [64, 1]
+    assert all(stride * 2 % 16 == 0 for d in (a_desc, b_desc) for stride in d.strides[:1])
+    with pytest.raises(ValueError, match="unit stride along its rows"):
+        gluon_launch.describe(torch.empty(64, 32, dtype=torch.float16).t(), [64, 64])

@@ -38,10 +38,26 @@ def shared_layout(block: list[int], dtype: torch.dtype):
 
 
 def describe(x: torch.Tensor, block: list[int]):
-    """A Gluon tensor descriptor of the 2-D `x` (unit stride along its last dimension) in `block` tiles."""
+    """A Gluon tensor descriptor of the 2-D `x` (unit stride along its last dimension) in `block` tiles.
+
+    The row stride is the one `tilelab.ops.matmul.operand_layout` checked: a single row's stride means
+    nothing (torch may give it any value), so TMA gets the row's own length padded to 16 bytes instead."""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-    return TensorDescriptor(x, list(x.shape), [x.stride(0), 1], block, shared_layout(block, x.dtype))
+    from tilelab.ops.matmul import operand_layout
+
+    layout = operand_layout(x.unsqueeze(0))
+    if not layout.row_major:  # the callers pass a transposed view's storage instead (matmul_pingpong.descriptors)
+        raise ValueError(f"describe takes a view with a unit stride along its rows; got strides {x.stride()}")
+    return TensorDescriptor(x, list(x.shape), [layout.row_stride, 1], block, shared_layout(block, x.dtype))
+
+
+def stored_row_major(x: torch.Tensor) -> bool:
+    """Whether TMA reads the 2-D `x` as stored (unit stride along its last dimension) rather than transposed,
+    as `operand_layout` decides it (a dimension of extent 1 has no stride of its own)."""
+    from tilelab.ops.matmul import operand_layout
+
+    return operand_layout(x.unsqueeze(0)).row_major
 
 
 def compile_without_gpu(kernel, descriptors: dict, scalars: dict, constexprs: dict, num_warps: int,

@@ -1,5 +1,5 @@
-"""The "pingpong" path of `tilelab.matmul`: fp16/bf16 with a short K on Hopper, its warp groups taking turns
-on whole tiles (a Gluon kernel).
+"""The "pingpong" path of `tilelab.matmul`: fp16/bf16 on Hopper, its warp groups taking turns on whole tiles
+(a Gluon kernel); the default where K is short or its tiles fill the last wave better.
 
 `tilelab.ops.matmul` asks `unsupported_reason` whether a problem fits and `pays_off` whether to take it
 instead of the persistent kernel, and calls `launch`. The kernel and why it exists:
@@ -42,6 +42,7 @@ FLOAT32_OUTPUT_CONFIG = dataclasses.replace(DEFAULT_CONFIG, num_stages=5)
 def config_for(out_dtype: torch.dtype) -> PingPongConfig:
     """The configuration whose stages and staging buffers fit a program's shared memory for this C dtype."""
     return FLOAT32_OUTPUT_CONFIG if out_dtype == torch.float32 else DEFAULT_CONFIG
+
 
 # The persistent kernel's 128x256 tiles read less of A and B per multiply-add; this kernel's tiles keep the
 # tensor cores busy through epilogues, and being half the size, they can fill the last wave better. fp16 in
@@ -110,7 +111,7 @@ def descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: Pi
     """Gluon tensor descriptors of A [M, K] ([block_m, block_k] blocks), B ([block_k, block_n] blocks of a
     row-major B; [block_n, block_k] of B stored [N, K], i.e. a `b2` whose rows are K's) and C [M, N]
     ([block_m, block_n / 2]: the staging buffer)."""
-    b_k_major = b2.stride(-1) != 1
+    b_k_major = not gluon_launch.stored_row_major(b2)
     b_stored = b2.t() if b_k_major else b2
     b_block = [config.block_n, config.block_k] if b_k_major else [config.block_k, config.block_n]
     return (gluon_launch.describe(a2, [config.block_m, config.block_k]), gluon_launch.describe(b_stored, b_block),
@@ -132,8 +133,8 @@ def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, sms: int, confi
     config = config or config_for(c2.dtype)
     (m, k), n = a2.shape, b2.shape[1]
     grid = (programs(m, n, config, sms), 1, 1)
-    args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages, b2.stride(-1) != 1,
-            config.mma_regs)
+    args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages,
+            not gluon_launch.stored_row_major(b2), config.mma_regs)
     # As in matmul_registers.launch: num_warps, a keyword here, is recorded last for replays.
     compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps)
     return compiled, grid, (*args, config.num_warps)
