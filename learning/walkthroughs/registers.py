@@ -12,13 +12,13 @@ H200_SMS = 132
 
 
 def build() -> Script:
+    from tilelab.ops.gluon_launch import persistent_programs
     from tilelab.ops.matmul_registers import (
         DEFAULT_CONFIG,
         FULL_FILL,
         REGISTERS_MIN_FILL,
         choose_config,
         pays_off,
-        programs,
     )
     from tilelab.tuning import tile_count
 
@@ -78,7 +78,8 @@ def build() -> Script:
         verdict = "yes" if pays_off(m, n, k, H200_SMS) else "no: too few tiles even so"
         s.ask(f"{m}x{n}x{k}: tiles chosen, their count, and registers by default on {H200_SMS} SMs?",
               f"{chosen.block_m}x{chosen.block_n}, {count}, {verdict}")
-    s.ask(f"programs at 4096^3 (matmul_registers.programs, {H200_SMS} SMs)", programs(4096, 4096, c, H200_SMS))
+    s.ask(f"programs at 4096^3 (gluon_launch.persistent_programs, {H200_SMS} SMs)",
+          persistent_programs(4096, 4096, c, H200_SMS))
     s.say("On the H200: 1.00-1.02x torch at 4096^3, 0.98-0.99x at 8192^3, where copying B first gave 0.90-0.92x")
     s.say("(results/h200-matmul-float32-tf32-registers.json, -repeat.json); with B rounded, 1.01x and 0.99x")
     s.say("(results/h200-matmul-float32-tf32-rounded.json). The smaller tiles: 1000^3 went from 0.90x (the copy")

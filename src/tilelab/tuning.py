@@ -99,8 +99,7 @@ def prune(candidates: Sequence[Config], m: int, n: int, element_size: int, out_e
           shared_budget: int = SHARED_MEMORY_BUDGET) -> list[Config]:
     """Drop configs that cannot fit, or that waste most of every tile on this shape."""
     kept = []
-    # A tile more than twice the problem edge is mostly padding: a smaller candidate does the same job.
-    widest_m, widest_n = 2 * pow2_at_least(m, 16), 2 * pow2_at_least(n, 16)
+    widest_m, widest_n = padding_limits(m, n)
     for c in candidates:
         if c.shared_memory_bytes(element_size, out_element_size) > shared_budget:
             continue
@@ -120,6 +119,13 @@ def tile_count(m: int, n: int, config) -> int:
     """How many config.block_m x config.block_n tiles cover C [m, n] (a partial tile counts whole): the
     programs of a one-tile-per-program grid, the work items of a persistent one."""
     return ceil_div(m, config.block_m) * ceil_div(n, config.block_n)
+
+
+def padding_limits(m: int, n: int) -> tuple[int, int]:
+    """The tallest and widest tiles worth trying for C [m, n] (both tuners' `prune`): a tile more than twice
+    the problem's edge, rounded up to a power of two (at least 16), is mostly padding, and a smaller candidate
+    does the same job."""
+    return 2 * pow2_at_least(m, 16), 2 * pow2_at_least(n, 16)
 
 
 def pow2_at_least(x: int, floor: int) -> int:

@@ -98,18 +98,6 @@ def test_registers_kernel_feeds_wgmma_from_registers_without_a_transposed_copy(t
     assert persistent["wgmma"] > 0 and persistent["wgmma.a_registers"] == 0  # both operands from shared memory
 
 
-@pytest.mark.parametrize("args", [
-    ("--path", "registers", "--dtype", "float16"),
-    ("--path", "registers", "--precision", "tf32x3"),
-    ("--path", "registers", "--b-layout", "nk"),
-    ("--path", "registers", "--config", "fixed"),
-    ("--path", "registers", "--target", "sm_80"),
-])
-def test_inspect_registers_rejects_what_it_is_not(tmp_path, args):
-    done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path), interpret=False)
-    assert done.returncode == 2 and done.stderr.startswith("kernel-inspect:"), done.stderr
-
-
 def test_pingpong_kernel_reads_both_layouts_of_b_through_tma(tmp_path):
     # The fp16/bf16 Gluon kernel: two warp groups of 128x128 wgmmas from shared memory, TMA in and out.
     for layout in ("kn", "nk"):
@@ -122,12 +110,17 @@ def test_pingpong_kernel_reads_both_layouts_of_b_through_tma(tmp_path):
 
 
 @pytest.mark.parametrize("args", [
+    ("--path", "registers", "--dtype", "float16"),
+    ("--path", "registers", "--precision", "tf32x3"),
+    ("--path", "registers", "--b-layout", "nk"),
+    ("--path", "registers", "--config", "fixed"),
+    ("--path", "registers", "--target", "sm_80"),
     ("--path", "pingpong", "--dtype", "float32"),
     ("--path", "pingpong", "--precision", "tf32"),
     ("--path", "pingpong", "--config", "fixed"),
     ("--path", "pingpong", "--target", "sm_80"),
 ])
-def test_inspect_pingpong_rejects_what_it_is_not(tmp_path, args):
+def test_inspect_gluon_paths_reject_what_they_are_not(tmp_path, args):
     done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path), interpret=False)
     assert done.returncode == 2 and done.stderr.startswith("kernel-inspect:"), done.stderr
 

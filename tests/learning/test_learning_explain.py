@@ -142,7 +142,7 @@ def test_registers_walkthrough_computes_from_the_library(monkeypatch):
     assert answers[question.format("1000x1000x1000")] == "128x64, 128, yes"
     assert answers[question.format("512x512x512")] == "64x64, 64, yes"
     assert answers[question.format("300x260x1000")].startswith("64x64, 25, no")
-    assert answers["programs at 4096^3 (matmul_registers.programs, 132 SMs)"] == "128"
+    assert answers["programs at 4096^3 (gluon_launch.persistent_programs, 132 SMs)"] == "128"
     assert "C7515" in text and "kernel-inspect --path registers" in text
     # The answers follow the library: another threshold gives another verdict.
     monkeypatch.setattr(matmul_registers, "REGISTERS_MIN_FILL", 0.1)

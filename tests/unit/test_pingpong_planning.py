@@ -124,8 +124,8 @@ def test_descriptors_follow_b_storage():
 
 def test_grid_is_the_even_persistent_grid():
     config = pingpong.DEFAULT_CONFIG
-    assert pingpong.programs(8192, 8192, config, 132) == 128  # 4096 tiles, 32 per program
-    assert pingpong.programs(256, 128, config, 132) == 2
+    assert gluon_launch.persistent_programs(8192, 8192, config, 132) == 128  # 4096 tiles, 32 per program
+    assert gluon_launch.persistent_programs(256, 128, config, 132) == 2
 
 
 def test_launch_records_every_parameter_for_replays(monkeypatch):

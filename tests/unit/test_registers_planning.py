@@ -173,9 +173,9 @@ def test_registers_is_a_known_path():
 
 def test_grid_is_the_even_persistent_grid():
     config = registers.DEFAULT_CONFIG
-    assert registers.programs(4096, 4096, config, 132) == 128  # 512 tiles, 4 per program
-    assert registers.programs(256, 128, config, 132) == 1
-    assert registers.programs(8192, 8192, config, 132) == 128
+    assert gluon_launch.persistent_programs(4096, 4096, config, 132) == 128  # 512 tiles, 4 per program
+    assert gluon_launch.persistent_programs(256, 128, config, 132) == 1
+    assert gluon_launch.persistent_programs(8192, 8192, config, 132) == 128
 
 
 def test_launch_sets_the_warp_count_it_compiled_its_layouts_for(monkeypatch):

@@ -142,15 +142,20 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     return result
 
 
+def _require_hopper(path: str, gpu_target) -> None:
+    """The Gluon kernels are written for Hopper's wgmma: sm_90 only."""
+    if gpu_target.arch != 90:
+        raise ValueError(f"--path {path} is written for Hopper's wgmma: inspect it with --target sm_90, "
+                         f"not sm_{gpu_target.arch}")
+
+
 def _compile_registers(gpu_target, config: str | None):
     """The registers path's Gluon kernel (`matmul_registers.compile_for`): the default tiles, or those of
     `matmul_registers.CONFIGS` tagged `config` (e.g. 128x64x32-w4-s6)."""
     from tilelab.ops import matmul_registers
 
     chosen = matmul_registers.DEFAULT_CONFIG if config is None else matmul_registers.config_tagged(config)
-    if gpu_target.arch != 90:
-        raise ValueError(f"--path registers is written for Hopper's wgmma: inspect it with --target sm_90, "
-                         f"not sm_{gpu_target.arch}")
+    _require_hopper("registers", gpu_target)
     return matmul_registers.compile_for(gpu_target.arch, chosen), chosen
 
 
@@ -162,9 +167,7 @@ def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str)
 
     if config is not None:
         raise ValueError("--path pingpong has one configuration (matmul_pingpong.DEFAULT_CONFIG): leave --config out")
-    if gpu_target.arch != 90:
-        raise ValueError(f"--path pingpong is written for Hopper's wgmma: inspect it with --target sm_90, "
-                         f"not sm_{gpu_target.arch}")
+    _require_hopper("pingpong", gpu_target)
     compiled = matmul_pingpong.compile_for(gpu_target.arch, getattr(torch, dtype), b_layout == "nk")
     return compiled, matmul_pingpong.DEFAULT_CONFIG
 

@@ -60,6 +60,15 @@ def stored_row_major(x: torch.Tensor) -> bool:
     return operand_layout(x.unsqueeze(0)).row_major
 
 
+def persistent_programs(m: int, n: int, config, sms: int) -> int:
+    """The grid of both Gluon kernels, persistent: config's tiles of C [m, n] shared evenly over at most one
+    program per SM (`balanced_programs`)."""
+    from tilelab.ops.matmul_hopper import balanced_programs
+    from tilelab.tuning import tile_count
+
+    return balanced_programs(tile_count(m, n, config), sms)
+
+
 def compile_without_gpu(kernel, descriptors: dict, scalars: dict, constexprs: dict, num_warps: int,
                         target_arch: int = 90):
     """Compile a Gluon kernel for `sm_<target_arch>` as a launch with these descriptors would; returns Triton's

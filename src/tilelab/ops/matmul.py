@@ -952,20 +952,20 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         # programs per GEMM, as launch_persistent's grid gives them (balanced_programs)
         described["programs"] = matmul_hopper.persistent_grid(tiles, gemms, matmul_hopper.device_sms(a.device))[0]
     elif plan.path == "registers":
-        from tilelab.ops import matmul_registers
+        from tilelab.ops import gluon_launch, matmul_registers
 
         sms = matmul_hopper.device_sms(a.device)
         config = matmul_registers.choose_config(p.m, p.n, sms)
         described["config"] = config.as_dict()
         described["host_descriptors"] = True
-        described["programs"] = matmul_registers.programs(p.m, p.n, config, sms)
+        described["programs"] = gluon_launch.persistent_programs(p.m, p.n, config, sms)
     elif plan.path == "pingpong":
-        from tilelab.ops import matmul_pingpong
+        from tilelab.ops import gluon_launch, matmul_pingpong
 
         config = matmul_pingpong.config_for(out_dtype or a.dtype)
         described["config"] = config.as_dict()
         described["host_descriptors"] = True
-        described["programs"] = matmul_pingpong.programs(p.m, p.n, config, matmul_hopper.device_sms(a.device))
+        described["programs"] = gluon_launch.persistent_programs(p.m, p.n, config, matmul_hopper.device_sms(a.device))
     elif plan.config is None:
         c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config

@@ -33,7 +33,7 @@ from tilelab.ops.matmul import (
     host_operand_descriptors,
     pointer_align,
 )
-from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div, pow2_at_least, tile_count
+from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div, padding_limits, tile_count
 
 INTERPRETER_SMS = 4  # programs of the persistent grid under the interpreter: small, so tiles outnumber them
 
@@ -184,7 +184,7 @@ def prune(candidates, m: int, n: int, in_size: int, out_size: int,
           shared_budget: int = SHARED_MEMORY_BUDGET) -> list[HopperConfig]:
     """Drop what cannot fit in shared memory, what Triton cannot warp-specialize, and tiles mostly padding."""
     kept = []
-    widest_m, widest_n = 2 * pow2_at_least(m, 16), 2 * pow2_at_least(n, 16)
+    widest_m, widest_n = padding_limits(m, n)
     for c in candidates:
         if c.shared_memory_bytes(in_size, out_size) > shared_budget or not warp_specialize_compiles(c, in_size):
             continue

@@ -62,11 +62,9 @@ PINGPONG_MAX_K = 2048
 
 def waves_in_tiles(m: int, n: int, config, sms: int) -> int:
     """How long the busiest program of a persistent grid runs, counted in 128x128 tiles: its share of
-    `config`'s tiles over `balanced_programs`, each tile block_m * block_n / 128^2 of them."""
-    from tilelab.ops.matmul_hopper import balanced_programs
-
-    tiles = tile_count(m, n, config)
-    per_program = ceil_div(tiles, balanced_programs(tiles, sms))
+    `config`'s tiles over the persistent grid (`gluon_launch.persistent_programs`), each tile
+    block_m * block_n / 128^2 of them."""
+    per_program = ceil_div(tile_count(m, n, config), gluon_launch.persistent_programs(m, n, config, sms))
     return per_program * config.block_m * config.block_n // (128 * 128)
 
 
@@ -118,13 +116,6 @@ def descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: Pi
             gluon_launch.describe(c2, [config.block_m, config.block_n // 2]))
 
 
-def programs(m: int, n: int, config: PingPongConfig, sms: int) -> int:
-    """The persistent grid: tiles shared evenly over at most one program per SM (`balanced_programs`)."""
-    from tilelab.ops.matmul_hopper import balanced_programs
-
-    return balanced_programs(tile_count(m, n, config), sms)
-
-
 def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, sms: int, config: PingPongConfig | None = None):
     """C = A @ B (2-D views, checked by `unsupported_reason`); returns (compiled, grid, arguments). `config`
     defaults to `config_for` C's dtype."""
@@ -132,7 +123,7 @@ def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, sms: int, confi
 
     config = config or config_for(c2.dtype)
     (m, k), n = a2.shape, b2.shape[1]
-    grid = (programs(m, n, config, sms), 1, 1)
+    grid = (gluon_launch.persistent_programs(m, n, config, sms), 1, 1)
     args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages,
             not gluon_launch.stored_row_major(b2), config.mma_regs)
     # As in matmul_registers.launch: num_warps, a keyword here, is recorded last for replays.

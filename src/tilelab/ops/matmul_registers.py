@@ -160,19 +160,12 @@ def descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: Re
             gluon_launch.describe(c2, [config.block_m // 4, config.block_n]))
 
 
-def programs(m: int, n: int, config: RegistersConfig, sms: int) -> int:
-    """The persistent grid: tiles shared evenly over at most one program per SM (`balanced_programs`)."""
-    from tilelab.ops.matmul_hopper import balanced_programs
-
-    return balanced_programs(tile_count(m, n, config), sms)
-
-
 def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: RegistersConfig, sms: int):
     """C = A @ B (2-D, row-major, checked by `unsupported_reason`); returns (compiled, grid, arguments)."""
     from tilelab.kernels.matmul_tf32_registers import matmul_tf32_registers_kernel
 
     (m, k), n = a2.shape, b2.shape[1]
-    grid = (programs(m, n, config, sms), 1, 1)
+    grid = (gluon_launch.persistent_programs(m, n, config, sms), 1, 1)
     args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages, config.round_b)
     # num_warps is both the kernel's constexpr and the launch option that sets the warp count: a keyword
     # sets both. The recorded arguments carry it last, in the kernel's signature order, for replays.
