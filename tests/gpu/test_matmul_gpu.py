@@ -140,11 +140,11 @@ def test_replayed_launch_computes_new_inputs(path, batch, rng, monkeypatch):
     a1, b1 = operands()
     first = tilelab.matmul(a1, b1, path=path)
     (replay,) = matmul_op._REPLAYS.values()
-    # One GEMM on a TMA path replays with descriptors rebuilt on the host (not warp-specialized: see
-    # persistent_host_descriptors); a batch's programs build their own.
+    # The TMA paths replay with descriptors (3-D for a batch) rebuilt on the host; not a warp-specialized
+    # persistent config (persistent_host_descriptors), whose programs build their own.
     host_built = matmul_op.describe_plan(a1, b1, path=path)["host_descriptors"]
-    if path != "persistent":  # persistent: not for a warp-specialized config either (persistent_host_descriptors)
-        assert host_built == (path == "descriptor" and not batch)
+    if path != "persistent":
+        assert host_built == (path == "descriptor")
     assert replay.host_descriptors == host_built
     a2, b2 = operands()
     torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next

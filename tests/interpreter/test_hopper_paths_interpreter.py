@@ -132,11 +132,15 @@ def test_persistent_batches_on_grid_axis_1(shared_b, device, rng):
 
 
 def test_persistent_grid_shares_sms_among_batches():
-    assert hopper.persistent_grid(tiles=1000, batch=1, num_sms=132) == (132, 1)
-    assert hopper.persistent_grid(tiles=10, batch=1, num_sms=132) == (10, 1)
-    # 66 SMs per batch; 63 programs still take at most 16 tiles each (balanced_programs)
-    assert hopper.persistent_grid(tiles=1000, batch=2, num_sms=132) == (63, 2)
-    assert hopper.persistent_grid(tiles=1000, batch=500, num_sms=132) == (1, 500)
+    plain, ws = hopper.PERSISTENT_CANDIDATES[0], hopper.PERSISTENT_CANDIDATES[3]
+    assert ws.warp_specialize and not plain.warp_specialize
+    assert hopper.persistent_grid(tiles=1000, batch=1, num_sms=132, config=plain) == (132, 1)
+    assert hopper.persistent_grid(tiles=10, batch=1, num_sms=132, config=plain) == (10, 1)
+    # host-built descriptors: every batch's tiles in one list (2000 tiles: 125 programs would idle 7 SMs)
+    assert hopper.persistent_grid(tiles=1000, batch=2, num_sms=132, config=plain) == (132, 1)
+    # descriptors built in the kernel: 66 SMs per batch; 63 programs still take at most 16 tiles each
+    assert hopper.persistent_grid(tiles=1000, batch=2, num_sms=132, config=ws) == (63, 2)
+    assert hopper.persistent_grid(tiles=1000, batch=500, num_sms=132, config=ws) == (1, 500)
 
 
 @pytest.mark.parametrize("out_dtype", [torch.float32, torch.float16])
@@ -234,7 +238,7 @@ def test_split_k_align_needs_c_to_share_it(device, rng):
 
 
 @pytest.mark.parametrize("batch", [1, 3])
-def test_split_k_descriptors_host_built_for_one_gemm_in_kernel_for_a_batch(batch, device, rng, monkeypatch):
+def test_split_k_descriptors_host_built_for_one_gemm_and_for_a_batch(batch, device, rng, monkeypatch):
     from tilelab.ops import matmul_hopper
 
     built, real = [], matmul_hopper.host_operand_descriptors
@@ -251,7 +255,7 @@ def test_split_k_descriptors_host_built_for_one_gemm_in_kernel_for_a_batch(batch
     config = HopperConfig(16, 16, 16, group_m=1, num_warps=4, num_stages=1, epilogue_subtile=False, split_k=2)
     launch_split_k(a, b, c, m, n, k, "ieee", config, a_layout=operand_layout(a), b_layout=operand_layout(b))
     assert relative_error(c, torch.matmul(a.double(), b.double())) <= 2e-5
-    assert built == ([(m, k)] if batch == 1 else [])
+    assert built == [(batch, m, k)]  # a batch: 3-D descriptors (`stored_descriptor`)
 
 
 def test_split_k_output_strides_and_dtype(device, rng):

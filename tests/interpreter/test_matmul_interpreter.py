@@ -100,11 +100,11 @@ def test_describe_plan_counts_the_persistent_programs(batch, device, rng):
     a = randn((batch, 200, 64), torch.float16, device, rng)
     b = randn((64, 136), torch.float16, device, rng)
     plan = matmul_op.describe_plan(a, b, path="persistent")
-    config = plan["config"]
+    config, config_type = plan["config"], matmul_hopper.HopperConfig
     # a B shared by the batch folds the batch into rows: one GEMM of batch * 200 rows
     tiles = -(-(batch * 200) // config["block_m"]) * -(-136 // config["block_n"])
     sms = matmul_hopper.device_sms(a.device)
-    assert plan["programs"] == matmul_hopper.persistent_grid(tiles, 1, sms)[0] <= sms
+    assert plan["programs"] == matmul_hopper.persistent_grid(tiles, 1, sms, config_type(**config))[0] <= sms
     assert "programs" not in matmul_op.describe_plan(a, b, path="pointer")
 
 
@@ -136,28 +136,32 @@ def test_batched_broadcasting(a_shape, b_shape, path, device, rng):
 
 
 @pytest.mark.parametrize("path", ["descriptor", "persistent"])
-@pytest.mark.parametrize("a_shape,b_shape,host_built", [
-    ((40, 32), (32, 48), True),  # one GEMM: its descriptors are built on the host, passed as parameters
-    ((2, 16, 32), (32, 24), True),  # a shared B folds the batch into one GEMM
-    ((3, 40, 32), (3, 32, 48), False),  # a batch: every program builds its own batch's descriptors
-    ((40, 32), (2, 32, 16), False),  # a shared A is broadcast (batch stride 0)
+@pytest.mark.parametrize("a_shape,b_shape,a_batch_dim,ranks", [
+    ((40, 32), (32, 48), 0, (2, 2, 2)),  # one GEMM: 2-D descriptors, built on the host, passed as parameters
+    ((2, 16, 32), (32, 24), 0, (2, 2, 2)),  # a shared B folds the batch into one GEMM
+    ((3, 40, 32), (3, 32, 48), 0, (3, 3, 3)),  # a batch: described once, in 3-D
+    ((40, 32), (2, 32, 16), 0, (2, 3, 3)),  # a shared A (batch stride 0) is the one matrix it is
+    ((40, 3, 32), (32, 48), 1, (3, 2, 3)),  # A's batch not outermost: no fold, B shared
 ])
-def test_descriptor_source_follows_the_batch(path, a_shape, b_shape, host_built, device, rng, monkeypatch):
+def test_descriptors_are_host_built_and_3d_for_a_batch(path, a_shape, b_shape, a_batch_dim, ranks, device, rng,
+                                                       monkeypatch):
     from tilelab.ops import matmul_hopper
 
     built, real = [], matmul_op.host_descriptors
 
     def spy(*args, **kwargs):
-        built.append(tuple(args[0].shape))
-        return real(*args, **kwargs)
+        descriptors = real(*args, **kwargs)
+        built.append(tuple(len(d.block_shape) for d in descriptors))
+        return descriptors
 
     monkeypatch.setattr(matmul_hopper, "host_descriptors", spy)
     monkeypatch.setattr(matmul_op, "host_descriptors", spy)
-    a = randn(a_shape, torch.float32, device, rng)
+    a = randn(a_shape, torch.float32, device, rng).movedim(a_batch_dim, 0)
     b = randn(b_shape, torch.float32, device, rng)
-    assert_matches_reference(tilelab.matmul(a, b, path=path), a, b, label=f"{path} {a_shape} @ {b_shape}")
-    assert bool(built) == host_built, built
-    assert matmul_op.describe_plan(a, b, path=path)["host_descriptors"] is host_built
+    out = tilelab.matmul(a, b, path=path)
+    assert_matches_reference(out, a, b, label=f"{path} {tuple(a.shape)} @ {b_shape}")
+    assert built and set(built) == {ranks}, built
+    assert matmul_op.describe_plan(a, b, path=path)["host_descriptors"] is True
 
 
 @pytest.mark.parametrize("a_shape,b_shape", [((7,), (7,)), ((7,), (7, 5)), ((3, 5, 7), (7,)), ((7,), (2, 7, 4))])

@@ -97,6 +97,9 @@ WS_BASE = HopperConfig(128, 128, 64, num_warps=8, num_stages=3, epilogue_subtile
 WS8_PLAIN = _job("persistent", WS_BASE, host_descriptors=False)
 WS8_FLAGGED = _job("persistent", dataclasses.replace(WS_BASE, warp_specialize=True), host_descriptors=False)
 DESCRIPTOR_SOURCE_JOBS = {host: _job("persistent", P[0], host_descriptors=host) for host in (False, True)}
+# A batch with an A and a B per entry: 3-D host-built descriptors, in both flattened and plain loops, B both ways.
+BATCHED_JOBS = [(c, b_k_major, _job("persistent", c, batched=True, b_k_major=b_k_major))
+                for c in (P[0], dataclasses.replace(P[0], flatten=True)) for b_k_major in (False, True)]
 WS_SUBTILED = HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_subtile=True, warp_specialize=True)
 WS_SUBTILED_JOB = _job("persistent", WS_SUBTILED)
 WS_FP32 = _fp32(HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_subtile=False, warp_specialize=True))
@@ -153,8 +156,8 @@ def test_host_built_descriptors_leave_the_kernel_no_descriptor_to_write(compiled
     assert "tensormap.replace" in in_kernel
     assert "tensormap.replace" not in host
     _assert_hopper_ptx(host, "host-built descriptors")
-    assert hopper.persistent_host_descriptors(1, P[0]) and not hopper.persistent_host_descriptors(2, P[0])
-    assert not hopper.persistent_host_descriptors(1, P[3])  # warp-specialized: Triton rewrites C's block
+    assert hopper.persistent_host_descriptors(P[0])  # one GEMM or a batch (3-D descriptors)
+    assert not hopper.persistent_host_descriptors(P[3])  # warp-specialized: Triton rewrites C's block
     fp8_key = FP8_JOBS[0][-1]
     assert "tensormap.replace" not in _Compiled(compiled, fp8_key).ptx  # fp8 always gets host-built ones
 
@@ -227,3 +230,21 @@ def test_split_k_descriptor_variant_uses_tma(compiled, config, b_k_major, key):
     assert "cp.async.bulk.tensor" in ptx, config.label()
     assert "wgmma.mma_async" in ptx or "mma.sync" in ptx, config.label()
     _assert_split_k_hand_over(ptx, config)
+
+
+@pytest.mark.parametrize("config,b_k_major,key", BATCHED_JOBS, ids=[_id(j) for j in BATCHED_JOBS])
+def test_batched_persistent_reads_and_writes_through_3d_descriptors(compiled, config, b_k_major, key):
+    # One descriptor per operand for the whole batch: 3-D TMA copies in and out, wgmma fed from shared memory
+    # as for one GEMM (dropping the block's leading 1 costs no copy), and nothing built in the kernel.
+    got = _Compiled(compiled, key)
+    single = _Compiled(compiled, DESCRIPTOR_SOURCE_JOBS[True])
+    _assert_hopper_ptx(got.ptx, config.label())
+    assert "cp.async.bulk.tensor.3d.shared::cluster.global" in got.ptx
+    assert "cp.async.bulk.tensor.3d.global.shared::cta" in got.ptx  # C's store
+    assert "cp.async.bulk.tensor.2d" not in got.ptx
+    assert "tensormap.replace" not in got.ptx
+    assert "ld.local" not in got.ptx and "st.local" not in got.ptx
+    assert sorted(set(re.findall(r"wgmma\.mma_async\.\S+", got.ptx))) == sorted(
+        set(re.findall(r"wgmma\.mma_async\.\S+", single.ptx)))
+    assert got.shared == single.shared or config.flatten
+

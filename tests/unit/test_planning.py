@@ -322,7 +322,9 @@ def test_pointer_align_needs_row_major_operands_and_batch_strides():
     (512, 512, 512, 1, "pointer"),  # 2**27 multiply-adds: short K loops, the pointer path
     (1000, 1000, 1000, 1, "descriptor"),  # from 2**29, one GEMM: host-built descriptors, maskless edges
     (2048, 2048, 2048, 1, "descriptor"),
-    (2048, 2048, 2048, 2, "pointer"),  # a batch builds its descriptors in every program: not below 2**34
+    (512, 512, 512, 2, "pointer"),  # a batch counts its GEMMs' work together: 2**28
+    (512, 512, 512, 4, "descriptor"),  # 2**29, described once in 3-D on the host
+    (2048, 2048, 2048, 2, "persistent"),  # 2**34 in all: one persistent grid over both GEMMs' tiles
     (4096, 4096, 1024, 1, "persistent"),  # 2**34: the persistent kernel
     (4096, 4096, 1024, 2, "persistent"),
 ])
@@ -443,12 +445,31 @@ def test_balanced_programs_keeps_the_longest_program_and_most_sms(tiles, budget,
         assert -(-tiles // programs) == -(-tiles // min(tiles, budget))
 
 
-def test_persistent_grid_balances_each_batch_share():
+def test_persistent_grid_walks_a_batch_as_one_list_of_tiles():
     from tilelab.ops import matmul_hopper
 
-    assert matmul_hopper.persistent_grid(512, 1, 132) == (128, 1)
-    assert matmul_hopper.persistent_grid(256, 2, 132) == (64, 2)  # 66 SMs per batch, 4 tiles each
-    assert matmul_hopper.persistent_grid(10, 4, 132) == (10, 4)
+    plain = matmul_hopper.PERSISTENT_CANDIDATES[0]
+    assert matmul_hopper.persistent_grid(512, 1, 132, plain) == (128, 1)
+    assert matmul_hopper.persistent_grid(256, 2, 132, plain) == (128, 1)  # 512 tiles in all, 4 each
+    assert matmul_hopper.persistent_grid(512, 8, 132, plain) == (128, 1)  # 4096 tiles, 32 each
+    assert matmul_hopper.persistent_grid(10, 4, 132, plain) == (40, 1)
+    assert matmul_hopper.persistent_grid(8, 48, 132, plain) == (128, 1)  # 384 tiles: 3 each
+
+
+def test_persistent_grid_never_gives_a_batch_more_programs_than_its_share_of_the_sms():
+    # Warp-specialized configurations build descriptors in the kernel, one batch per grid row. Rounding the
+    # share up made 8 x 17 = 136 programs for 132 SMs, and the last 4 ran after the others (call SSSS).
+    from tilelab.ops import matmul_hopper
+
+    ws = next(c for c in matmul_hopper.PERSISTENT_CANDIDATES if c.warp_specialize)
+    assert matmul_hopper.persistent_grid(512, 1, 132, ws) == (128, 1)
+    assert matmul_hopper.persistent_grid(512, 8, 132, ws) == (16, 8)
+    assert matmul_hopper.persistent_grid(256, 2, 132, ws) == (64, 2)  # 66 SMs per batch, 4 tiles each
+    assert matmul_hopper.persistent_grid(10, 4, 132, ws) == (10, 4)
+    assert matmul_hopper.persistent_grid(1000, 500, 132, ws) == (1, 500)  # more batches than SMs: one each
+    for tiles, batch in [(512, 8), (512, 7), (100, 33), (4, 132), (1000, 2)]:
+        programs, rows = matmul_hopper.persistent_grid(tiles, batch, 132, ws)
+        assert programs * rows <= 132
 
 
 def test_filling_first_moves_a_smaller_tile_ahead_only_when_the_first_leaves_most_sms_idle():

@@ -5,6 +5,7 @@ One idea per module:
 - `registry`: what an op is to the benchmark (shapes, inputs, variants, reference, FLOP and byte counts)
 - `op_matmul`: the matmul entry
 - `op_scaled_matmul`: the fp8 scaled_matmul entry (against torch._scaled_mm)
+- `op_bmm`: the batched entries, bmm (B [batch, K, N]) and bmm_nt (B stored [batch, N, K], passed transposed)
 - `correctness`: a variant's output against the float64 reference
 - `timing`: CUDA-event and CUDA-graph timers, the L2 flush
 - `stats`: medians, throughputs, speedups (pure functions)

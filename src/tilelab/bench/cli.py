@@ -4,6 +4,7 @@
     kernel-bench --op matmul --shape 127 255 65 --shape 4096 4096 4096 --timing graph
     kernel-bench --op matmul --check-only            # no GPU needed: Triton's interpreter
     kernel-bench --op scaled_matmul --dtype float8_e4m3fn --shape 8192 8192 8192   # fp8 vs torch._scaled_mm
+    kernel-bench --op bmm_nt --shape 32 1024 1024 128  # batch M N K; B stored [batch, N, K], passed transposed
     kernel-bench calibrate                           # measure this GPU's ceilings
     kernel-bench report a.json b.json --output summary.md --plot summary.png
     kernel-bench schema                              # the result JSON Schema
@@ -48,7 +49,8 @@ def run_parser() -> argparse.ArgumentParser:
     parser.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"],
                         help="float32 dot precision (default: the library's, tf32)")
     parser.add_argument("--shape", nargs="+", type=int, action="append", metavar="N",
-                        help="a shape in the op's order (matmul: M N K); repeat for several. "
+                        help="a shape in the op's order (matmul: M N K, bmm: batch M N K); repeat for several "
+                             "(with --op all, each goes to the ops taking its count of numbers). "
                              "Default: the op's sweep (on the interpreter: its small check shapes)")
     parser.add_argument("--variants", type=lambda s: [v for v in s.split(",") if v], action="extend",
                         help="comma-separated subset (torch is always kept), or 'all' for extras too")
@@ -81,9 +83,9 @@ def run_parser() -> argparse.ArgumentParser:
                         help="result JSON (default: results/local/kernel-bench-<op>-<dtype>-<time>.json)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--tune", action="store_true",
-                        help="pre-tune tilelab.matmul (the persistent path included) and scaled_matmul (fast and "
-                             "promoted accumulation) for the sweep's shapes first (winners go to the tuning cache, "
-                             "so later runs and processes reuse them)")
+                        help="pre-tune tilelab.matmul (the persistent path included; matmul, bmm and bmm_nt) and "
+                             "scaled_matmul (fast and promoted accumulation) for the sweep's shapes first (winners "
+                             "go to the tuning cache, so later runs and processes reuse them)")
     return parser
 
 
@@ -257,8 +259,9 @@ def bench_command(argv: list[str]) -> int:
 
 
 def _pretune(cases, precision: str | None, device) -> list[dict]:
-    """Tune each case's shape before anything is timed: matmul cases per dtype (`tilelab.ops.matmul.pretune`),
-    scaled_matmul cases for the bench's output dtype and both accumulations (`pretune_scaled`)."""
+    """Tune each case's shape before anything is timed: matmul, bmm and bmm_nt cases per dtype
+    (`tilelab.ops.matmul.pretune`; bmm_nt with B stored [batch, N, K]), scaled_matmul cases for the bench's
+    output dtype and both accumulations (`pretune_scaled`)."""
     import torch
 
     from tilelab.bench.op_scaled_matmul import OUT_DTYPE as FP8_OUT_DTYPE
@@ -267,8 +270,11 @@ def _pretune(cases, precision: str | None, device) -> list[dict]:
 
     tuned = []
     for case in cases:
-        if case.op.name == "matmul":
-            tuned += pretune([case.shape], (getattr(torch, case.dtype),), precision=precision, device=device)
+        dtypes = (getattr(torch, case.dtype),)
+        if case.op.name in ("matmul", "bmm"):  # (M, N, K) or (batch, M, N, K)
+            tuned += pretune([case.shape], dtypes, precision=precision, device=device)
+        elif case.op.name == "bmm_nt":
+            tuned += pretune([case.shape], dtypes, precision=precision, device=device, b_layout="nk")
         elif case.op.name == "scaled_matmul":
             tuned += pretune_scaled([case.shape], out_dtype=FP8_OUT_DTYPE, device=device)
     return tuned

@@ -138,8 +138,6 @@ def _kept_aligned():
     """`tilelab.to_aligned` copies of the inputs, made when new tensors arrive and reused while the same ones come
     back unchanged: the variants time what a caller who keeps A and B aligned pays per product, not the copy.
     Copies of one case's input sets are kept until a case of another shape arrives."""
-    from tilelab.alignment import to_aligned
-
     kept: dict[tuple, tuple] = {}
 
     def aligned(*inputs):
@@ -152,9 +150,19 @@ def _kept_aligned():
             layout = tuple(x[2:] for x in key)  # shapes, strides and dtypes: which case this is
             if any(tuple(x[2:] for x in k) != layout for k in kept):
                 kept.clear()  # another case: the last one's copies are not needed again
-            kept[key] = tuple(to_aligned(x) for x in inputs)
+            kept[key] = tuple(aligned_as_stored(x) for x in inputs)
         return kept[key]
     return aligned
+
+
+def aligned_as_stored(x: torch.Tensor) -> torch.Tensor:
+    """`tilelab.to_aligned` of the memory `x` views: a transposed view (B stored [N, K], as bmm_nt passes it) gets
+    its stored rows aligned and stays transposed, instead of turning into a row-major copy of another layout."""
+    from tilelab.alignment import to_aligned
+
+    if x.dim() >= 2 and x.stride(-1) != 1 and x.stride(-2) == 1:
+        return to_aligned(x.mT).mT
+    return to_aligned(x)
 
 
 def _compiled_variant(options: VariantOptions, fp32: bool, precision: str | None) -> Variant:

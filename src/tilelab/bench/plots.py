@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tilelab.bench import roofline
 from tilelab.bench.console import variant_names
-from tilelab.bench.report import shape_label
+from tilelab.bench.report import several_ops, shape_label
 
 
 def _rate(v: dict, metric: str) -> float | None:
@@ -57,7 +57,8 @@ def _log_scale_if_timed(ax, timed: bool, axes: str = "y") -> None:
 
 def _case_labels(cases: list[dict]) -> list[str]:
     multiple_dtypes = len({c["dtype"] for c in cases}) > 1
-    return [shape_label(c) + (f"\n{c['dtype']}" if multiple_dtypes else "") for c in cases]
+    with_op = several_ops(cases)
+    return [shape_label(c, with_op) + (f"\n{c['dtype']}" if multiple_dtypes else "") for c in cases]
 
 
 def _rates(ax, cases, variants, colors, title):

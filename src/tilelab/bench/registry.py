@@ -3,7 +3,7 @@
 An entry says which shapes to sweep, how to make fresh random inputs, how to
 compute the float64 reference, how many FLOPs and bytes one call costs, and
 which variants to run. Variants are plain callables on the inputs, so a new
-op is one module with one `OpSpec`, listed in `OP_MODULES`.
+op is one module with one `OpSpec` (or a tuple of related ones), listed in `OP_MODULES`.
 
 Op modules import `tilelab` inside their callables, never at import time:
 the CLI must be free to set TRITON_INTERPRET=1 before Triton is imported.
@@ -15,8 +15,9 @@ from collections.abc import Callable
 
 import torch
 
-# Modules that each define `OP: OpSpec`. Add a line per new op.
-OP_MODULES: tuple[str, ...] = ("tilelab.bench.op_matmul", "tilelab.bench.op_scaled_matmul")
+# Modules that each define `OP: OpSpec`, or `OPS: tuple[OpSpec, ...]` for ops sharing their code. Add a line per
+# new module.
+OP_MODULES: tuple[str, ...] = ("tilelab.bench.op_matmul", "tilelab.bench.op_scaled_matmul", "tilelab.bench.op_bmm")
 
 DTYPES: dict[str, torch.dtype] = {
     "float16": torch.float16,
@@ -86,8 +87,9 @@ def all_ops() -> dict[str, OpSpec]:
     """Every registered op, by name, in registration order."""
     ops = {}
     for module_name in OP_MODULES:
-        op = importlib.import_module(module_name).OP
-        ops[op.name] = op
+        module = importlib.import_module(module_name)
+        for op in module.OPS if hasattr(module, "OPS") else (module.OP,):
+            ops[op.name] = op
     return ops
 
 

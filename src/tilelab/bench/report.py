@@ -34,8 +34,14 @@ def load(path: Path) -> dict:
     return document
 
 
-def shape_label(case: dict) -> str:
-    return "×".join(str(d) for d in case["shape"])
+def shape_label(case: dict, with_op: bool = False) -> str:
+    shape = "×".join(str(d) for d in case["shape"])
+    return f"{case['op']} {shape}" if with_op else shape
+
+
+def several_ops(cases: list[dict]) -> bool:
+    """Whether rows need the op named: bmm and bmm_nt (an --op all run) share shapes and dtypes."""
+    return len({c["op"] for c in cases}) > 1
 
 
 def _fmt(value, spec: str, empty: str = "–") -> str:
@@ -102,11 +108,12 @@ def _status_text(v: dict) -> str | None:
 
 
 def rates_table(cases: list[dict], names: list[str]) -> list[str]:
+    with_op = several_ops(cases)
     rows = []
     for case in cases:
         by_name = {v["name"]: v for v in case["variants"]}
         metric = case.get("metric", "tflops")
-        row = [shape_label(case), case["dtype"]]
+        row = [shape_label(case, with_op), case["dtype"]]
         for name in names:
             v = by_name.get(name)
             if v is None:
@@ -136,10 +143,11 @@ def rates_table(cases: list[dict], names: list[str]) -> list[str]:
 
 
 def times_table(cases: list[dict], names: list[str]) -> list[str]:
+    with_op = several_ops(cases)
     rows = []
     for case in cases:
         by_name = {v["name"]: v for v in case["variants"]}
-        row = [shape_label(case), case["dtype"]]
+        row = [shape_label(case, with_op), case["dtype"]]
         for name in names:
             v = by_name.get(name)
             t = v and v["timing"]
@@ -149,10 +157,11 @@ def times_table(cases: list[dict], names: list[str]) -> list[str]:
 
 
 def errors_table(cases: list[dict], names: list[str]) -> list[str]:
+    with_op = several_ops(cases)
     rows = []
     for case in cases:
         by_name = {v["name"]: v for v in case["variants"]}
-        row = [shape_label(case), case["dtype"]]
+        row = [shape_label(case, with_op), case["dtype"]]
         tolerance = None
         for name in names:
             v = by_name.get(name)
@@ -171,6 +180,7 @@ def errors_table(cases: list[dict], names: list[str]) -> list[str]:
 
 
 def plans_table(cases: list[dict]) -> list[str]:
+    with_op = several_ops(cases)
     rows = []
     for case in cases:
         for v in case["variants"]:
@@ -181,7 +191,7 @@ def plans_table(cases: list[dict]) -> list[str]:
             tile = (f"{config.get('block_m')}×{config.get('block_n')}×{config.get('block_k')}, "
                     f"GROUP_M {config.get('group_m')}, {config.get('num_warps')} warps, "
                     f"{config.get('num_stages')} stages") if config else "not recorded"
-            rows.append([shape_label(case), case["dtype"], str(plan.get("path", "?")), tile])
+            rows.append([shape_label(case, with_op), case["dtype"], str(plan.get("path", "?")), tile])
     if not rows:
         return []
     return ["### What tilelab chose (default variant)", ""] + _table(["shape", "dtype", "path", "config"], rows, 4)
@@ -191,24 +201,28 @@ def torch_kernels_table(cases: list[dict]) -> list[str]:
     """The kernels the baseline ran, as its plan recorded them (GPU runs)."""
     from tilelab.bench.kernels import short_name
 
+    with_op = several_ops(cases)
     rows = []
     for case in cases:
         for v in case["variants"]:
             kernels = (v.get("plan") or {}).get("kernels")
             if v.get("baseline") and kernels:
-                rows.append([shape_label(case), case["dtype"], " + ".join(f"`{short_name(k)}`" for k in kernels)])
+                rows.append([shape_label(case, with_op), case["dtype"],
+                             " + ".join(f"`{short_name(k)}`" for k in kernels)])
     if not rows:
         return []
     return ["### What torch ran (one profiled call)", ""] + _table(["shape", "dtype", "kernels"], rows, 3)
 
 
 def notes(cases: list[dict]) -> list[str]:
+    with_op = several_ops(cases)
     lines = []
     for case in cases:
         for v in case["variants"]:
             message = v["message"] or v.get("timing_error")
             if (message and v["status"] != "ok") or v.get("timing_error"):
-                lines.append(f"- {shape_label(case)} {case['dtype']} `{v['name']}`: {v['status']} — {message}")
+                lines.append(f"- {shape_label(case, with_op)} {case['dtype']} `{v['name']}`: {v['status']} — "
+                             f"{message}")
     return (["### Not timed, and why", ""] + lines + [""]) if lines else []
 
 

@@ -53,9 +53,12 @@ def plan_cases(ops: list[OpSpec], dtypes: list[str], shapes: list[tuple[int, ...
     """All (op, shape, dtype) cases, shuffled with `seed` so no shape always runs first on a cold GPU."""
     cases = []
     index = 0
+    lengths = {len(op.dims) for op in ops}
     for op in ops:
         op_shapes = shapes if shapes is not None else (op.check_shapes if small else op.default_shapes)
         for shape in op_shapes:
+            if len(shape) != len(op.dims) and len(shape) in lengths:
+                continue  # --op all with shapes: M N K ones go to matmul, batch M N K ones to bmm
             if len(shape) != len(op.dims):
                 raise ValueError(f"{op.name} takes shapes of {len(op.dims)} numbers ({' '.join(op.dims)}), "
                                  f"got {' '.join(map(str, shape))}")

@@ -9,7 +9,8 @@ the reduction dimension K in BLOCK_K steps into a float32 accumulator that
 lives in registers for the whole loop and is written to memory exactly once.
 
 Batches: grid axis 1 is the batch index; each operand carries a batch stride
-(0 when that operand is broadcast over the batch).
+(0 when that operand is broadcast over the batch). Descriptors built on the
+host describe a batch once, in three dimensions (`load_block`, `store_block`).
 """
 
 import triton
@@ -125,19 +126,46 @@ def operand_descriptors(a_base, b_base, M, N, K, stride_a_row, stride_b_row,
 
 
 @triton.jit
-def load_operand_tiles(a_desc, b_desc, off_m, off_n, off_k, A_K_MAJOR: tl.constexpr, B_K_MAJOR: tl.constexpr):
-    """The [BLOCK_M, BLOCK_K] tile of A and [BLOCK_K, BLOCK_N] tile of B at (off_m, off_n, off_k).
+def load_block(desc, batch, off_row, off_col):
+    """The [rows, cols] block at (off_row, off_col) of a 2-D descriptor, or of matrix `batch` of a 3-D one.
+
+    A host-built descriptor of a batch is 3-D, [batch, rows, cols] with [1, rows, cols] blocks: one
+    descriptor serves every matrix, and no program builds its own. An operand shared by the whole batch,
+    and every descriptor built in the kernel for its program's matrix, is 2-D; `batch` is then unused.
+    Dropping the leading 1 is free: the block stays in shared memory, where the tensor cores read it.
+    """
+    if len(desc.block_shape) == 3:
+        block = desc.load([batch, off_row, off_col])
+        return block.reshape(desc.block_shape[1], desc.block_shape[2])
+    else:
+        return desc.load([off_row, off_col])
+
+
+@triton.jit
+def store_block(desc, batch, off_row, off_col, value):
+    """Store a [rows, cols] block through a 2-D descriptor, or into matrix `batch` of a 3-D one."""
+    if len(desc.block_shape) == 3:
+        desc.store([batch, off_row, off_col], value.reshape(1, value.shape[0], value.shape[1]))
+    else:
+        desc.store([off_row, off_col], value)
+
+
+@triton.jit
+def load_operand_tiles(a_desc, b_desc, batch, off_m, off_n, off_k, A_K_MAJOR: tl.constexpr,
+                       B_K_MAJOR: tl.constexpr):
+    """The [BLOCK_M, BLOCK_K] tile of A and [BLOCK_K, BLOCK_N] tile of B at (off_m, off_n, off_k), of
+    matrix `batch` where a descriptor describes a batch (`load_block`).
 
     A transposed operand is only re-viewed (`.T`): the tensor cores read it from shared memory as stored.
     """
     if A_K_MAJOR:
-        a = a_desc.load([off_m, off_k])
+        a = load_block(a_desc, batch, off_m, off_k)
     else:
-        a = a_desc.load([off_k, off_m]).T
+        a = load_block(a_desc, batch, off_k, off_m).T
     if B_K_MAJOR:
-        b = b_desc.load([off_n, off_k]).T
+        b = load_block(b_desc, batch, off_n, off_k).T
     else:
-        b = b_desc.load([off_k, off_n])
+        b = load_block(b_desc, batch, off_k, off_n)
     return a, b
 
 
@@ -163,24 +191,26 @@ def matmul_descriptor_kernel(
     (A_K_MAJOR) or [K, M]; B is stored [K, N] or [N, K] (B_K_MAJOR).
 
     HOST_DESCRIPTORS: a_ptr, b_ptr and c_ptr are descriptors the launcher
-    built on the host (one batch), passed as kernel parameters; otherwise
-    every program builds its own in global scratch memory first.
+    built on the host, passed as kernel parameters (3-D for a batch:
+    `load_block`); otherwise every program builds its own for its batch, in
+    global scratch memory, first (the stride arguments are used only then).
     """
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    batch = tl.program_id(1)
     if HOST_DESCRIPTORS:
         a_desc, b_desc, c_desc = a_ptr, b_ptr, c_ptr
     else:
-        batch = tl.program_id(1).to(tl.int64)
-        a_desc, b_desc = operand_descriptors(a_ptr + batch * stride_ab, b_ptr + batch * stride_bb, M, N, K,
+        wide = batch.to(tl.int64)
+        a_desc, b_desc = operand_descriptors(a_ptr + wide * stride_ab, b_ptr + wide * stride_bb, M, N, K,
                                              stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
                                              A_K_MAJOR, B_K_MAJOR)
-        c_desc = tl.make_tensor_descriptor(c_ptr + batch * stride_cb, [M, N], [stride_c_row, 1],
+        c_desc = tl.make_tensor_descriptor(c_ptr + wide * stride_cb, [M, N], [stride_c_row, 1],
                                            [BLOCK_M, BLOCK_N])
 
     off_m = pid_m * BLOCK_M
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
+        a, b = load_operand_tiles(a_desc, b_desc, batch, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
-    c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
+    store_block(c_desc, batch, off_m, off_n, acc.to(c_desc.dtype))

@@ -14,23 +14,28 @@ Operands follow `matmul_descriptor_kernel`: a unit inner stride, A stored
 [M, N] with its dtype taken from c_ptr. Reads past an edge come back as zeros
 and writes past an edge are dropped, so there are no masks.
 
-Batches: grid axis 1 is the batch index; each batch gets grid axis 0's
-programs to itself (the launcher shares the SMs out among the batches), and
-each program builds its descriptors once, for its batch. A single GEMM's
-descriptors are built once by the launcher instead and arrive as kernel
-parameters (HOST_DESCRIPTORS): no program spends its start writing them.
+Descriptors are built once by the launcher and arrive as kernel parameters
+(HOST_DESCRIPTORS): no program spends its start writing them. For a batch
+they are 3-D (`load_block`), and the programs walk every matrix's tiles as
+one list, matrix after matrix: a batch of 8 GEMMs of 512 tiles is 4096
+tiles for 132 programs, as even a split as one GEMM of that size gets.
+
+A warp-specialized configuration cannot take host-built descriptors (Triton
+3.6 rewrites C's block, `persistent_host_descriptors`): there every program
+builds its own, for the batch on grid axis 1, and walks that batch's tiles.
 """
 
 import triton
 import triton.language as tl
 
-from tilelab.kernels.matmul import grouped_tile, load_operand_tiles, operand_descriptors
+from tilelab.kernels.matmul import grouped_tile, load_operand_tiles, operand_descriptors, store_block
 
 
 @triton.jit
-def store_tile(c_desc, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+def store_tile(c_desc, batch, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                EPILOGUE_SUBTILE: tl.constexpr):
-    """Store a float32 accumulator tile through `c_desc`, converted to the descriptor's dtype.
+    """Store a float32 accumulator tile through `c_desc` (into matrix `batch` of a 3-D one), converted to the
+    descriptor's dtype.
 
     Subtiled: [BM, BN] -> [BM, 2, BN/2] -> [BM, BN/2, 2] -> two [BM, BN/2] halves, stored one after the
     other, so each half is converted and staged alone: fewer live registers and half the shared-memory
@@ -40,10 +45,19 @@ def store_tile(c_desc, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.con
     if EPILOGUE_SUBTILE:
         halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
         left, right = tl.split(halves)
-        c_desc.store([off_m, off_n], left.to(out_dtype))
-        c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(out_dtype))
+        store_block(c_desc, batch, off_m, off_n, left.to(out_dtype))
+        store_block(c_desc, batch, off_m, off_n + BLOCK_N // 2, right.to(out_dtype))
     else:
-        c_desc.store([off_m, off_n], acc.to(out_dtype))
+        store_block(c_desc, batch, off_m, off_n, acc.to(out_dtype))
+
+
+@triton.jit
+def matrices_described(desc):
+    """How many matrices a host-built descriptor covers: a 3-D one's batch, else 1."""
+    if len(desc.block_shape) == 3:
+        return desc.shape[0]
+    else:
+        return 1
 
 
 @triton.jit
@@ -67,9 +81,11 @@ def matmul_persistent_kernel(
     start = tl.program_id(0)
     programs = tl.num_programs(0)
     if HOST_DESCRIPTORS:
-        # Built by the launcher (one batch; C's block is [BLOCK_M, BLOCK_N // 2] when subtiled).
+        # Built by the launcher (C's block is [BLOCK_M, BLOCK_N // 2] when subtiled); C's says how many matrices.
         a_desc, b_desc, c_desc = a_ptr, b_ptr, c_ptr
+        matrices = matrices_described(c_desc)
     else:
+        matrices = 1  # this program's batch only, grid axis 1
         batch = tl.program_id(1).to(tl.int64)
         c_base = c_ptr + batch * stride_cb
         # Built once per program, reused for every tile it visits.
@@ -82,23 +98,26 @@ def matmul_persistent_kernel(
         else:
             c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
 
-    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    tiles_per_matrix = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    tiles = tiles_per_matrix * matrices
     k_steps = tl.cdiv(K, BLOCK_K)
     # The epilogue recomputes its tile from its own counter rather than carrying
     # (pid_m, pid_n) out of the loop body: with FLATTEN the compiler fuses the
     # tile loop and the K loop into one, and the store runs on the last K step.
     epilogue_tile = start - programs
     for tile in tl.range(start, tiles, programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE):
-        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        matrix = tile // tiles_per_matrix
+        pid_m, pid_n = grouped_tile(tile % tiles_per_matrix, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k in tl.range(0, k_steps, num_stages=NUM_STAGES):
-            a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
+            a, b = load_operand_tiles(a_desc, b_desc, matrix, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
             acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
         epilogue_tile += programs
-        pid_m, pid_n = grouped_tile(epilogue_tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        matrix = epilogue_tile // tiles_per_matrix
+        pid_m, pid_n = grouped_tile(epilogue_tile % tiles_per_matrix, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
-        store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)
+        store_tile(c_desc, matrix, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)

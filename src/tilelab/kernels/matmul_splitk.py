@@ -137,11 +137,13 @@ def matmul_splitk_descriptor_kernel(
 
     A slice covers whole BLOCK_K steps, so the only step cut short is the
     last one of K, and the descriptor's zero padding takes care of it.
-    HOST_DESCRIPTORS: a_ptr and b_ptr are descriptors built by the launcher (one batch).
+    HOST_DESCRIPTORS: a_ptr and b_ptr are descriptors built by the launcher (3-D for a batch:
+    `load_block`).
     """
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     k_slice = tl.program_id(1)
-    batch = tl.program_id(2).to(tl.int64)
+    matrix = tl.program_id(2)
+    batch = matrix.to(tl.int64)
     if HOST_DESCRIPTORS:
         a_desc, b_desc = a_ptr, b_ptr
     else:
@@ -157,7 +159,7 @@ def matmul_splitk_descriptor_kernel(
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for step in range(first, last):
-        a, b = load_operand_tiles(a_desc, b_desc, off_m, off_n, step * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
+        a, b = load_operand_tiles(a_desc, b_desc, matrix, off_m, off_n, step * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
     # C and the workspace are written with pointers: their rows need not be 16-byte aligned.

@@ -115,11 +115,11 @@ def _needs_64bit_offsets(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, bat
     ) >= INT32_LIMIT
 
 
-# Measured on the H200 (results/README.md). Batched problems build their descriptors inside every program,
-# which costs more than TMA saves below ~2**34 multiply-adds. A single GEMM gets descriptors built on the
-# host (`host_descriptors`): from ~2**29 on, TMA's maskless tiles beat the pointer path (2048^3: 1.00x torch
-# against 0.93x; 1000^3, whose ragged edges the pointer path masks: 13.3 us against 14.1).
-DESCRIPTOR_MIN_WORK = 2**34
+# Multiply-adds of the whole problem (every GEMM of a batch), measured on the H200 (results/README.md). With
+# descriptors built on the host (`host_descriptors`), from ~2**29 on TMA's maskless tiles beat the pointer path
+# (2048^3: 1.00x torch against 0.93x; 1000^3, whose ragged edges the pointer path masks: 13.3 us against 14.1).
+# A batch's descriptors were built inside every program until the thirteenth session, which cost more than TMA
+# saved below 2**34; they are host-built now, 3-D, and a batch counts its GEMMs' work together.
 HOST_DESCRIPTOR_MIN_WORK = 2**29
 PERSISTENT_MIN_WORK = 2**34
 
@@ -134,8 +134,8 @@ def rows_on_sectors(x3: torch.Tensor, layout: OperandLayout) -> bool:
     return all(v % SECTOR_BYTES == 0 for v in (x3.data_ptr(), layout.row_stride * es, layout.batch_stride * es))
 
 
-def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLayout, precision: str, m: int,
-                         n: int, k: int) -> bool:
+def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLayout, precision: str, batch: int,
+                         m: int, n: int, k: int) -> bool:
     """Whether a large TMA-usable problem takes the persistent kernel rather than one program per tile.
 
     Measured on the H200: large fp16/bf16 and tf32 problems run faster persistent (tf32 at 4096^3: 0.88x torch
@@ -145,7 +145,7 @@ def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLa
     torch: 3000^3 0.65x -> 0.69x, 5000^3 0.73x -> 0.77x, 2600^3 0.75x -> 0.78x (A's and B's rows off sectors),
     4096x3000x4096 0.91x -> 0.92x (B's); but 4096x4096x3000, where only A's rows are off, 1.00x -> 0.96x.
     """
-    if env.interpreting() or m * n * k < PERSISTENT_MIN_WORK:
+    if env.interpreting() or batch * m * n * k < PERSISTENT_MIN_WORK:
         return False
     if a3.element_size() <= 2:
         return rows_on_sectors(b3, b_layout)
@@ -155,36 +155,42 @@ def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLa
 def _descriptor_pays_off(device: torch.device, batch: int, m: int, n: int, k: int) -> bool:
     if env.interpreting():
         return True  # teach (and test) the descriptor path wherever it applies
-    least = HOST_DESCRIPTOR_MIN_WORK if batch == 1 else DESCRIPTOR_MIN_WORK
-    return env.is_hopper_or_newer(device) and m * n * k >= least
+    return env.is_hopper_or_newer(device) and batch * m * n * k >= HOST_DESCRIPTOR_MIN_WORK
 
 
-def host_descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, a_layout: OperandLayout,
+def host_descriptors(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, a_layout: OperandLayout,
                      b_layout: OperandLayout, block_m: int, block_n: int, block_k: int, c_block_n: int):
-    """Tensor descriptors for one GEMM's A [M, K], B [K, N] and C [M, N] (2-D views), built on the host.
+    """Tensor descriptors for A [M, K], B [K, N] and C [M, N], built on the host: of one GEMM's 2-D views, or
+    of a batch's [batch, rows, cols] views.
 
     They travel as kernel parameters (HOST_DESCRIPTORS=True), so no program first writes descriptors to
     global memory and fences them, as `tl.make_tensor_descriptor` does. A and B are described as stored,
-    like `operand_descriptors` does inside a kernel; C's block is [block_m, c_block_n].
+    like `operand_descriptors` does inside a kernel; C's block is [block_m, c_block_n]. A batch is described
+    once, in 3-D with [1, rows, cols] blocks (`load_block` in the kernels); an operand the whole batch shares
+    (batch stride 0) as the one matrix it is.
     """
-    a_desc, b_desc = host_operand_descriptors(a2, b2, a_layout, b_layout, block_m, block_n, block_k)
-    c_desc = TensorDescriptor(c2, list(c2.shape), [c2.stride(0), 1], [block_m, c_block_n])
-    return a_desc, b_desc, c_desc
+    a_desc, b_desc = host_operand_descriptors(a, b, a_layout, b_layout, block_m, block_n, block_k)
+    return a_desc, b_desc, stored_descriptor(c, True, c.stride(-2), [block_m, c_block_n])
 
 
-def host_operand_descriptors(a2: torch.Tensor, b2: torch.Tensor, a_layout: OperandLayout, b_layout: OperandLayout,
+def host_operand_descriptors(a: torch.Tensor, b: torch.Tensor, a_layout: OperandLayout, b_layout: OperandLayout,
                              block_m: int, block_n: int, block_k: int):
     """`host_descriptors` for A and B only (a kernel that writes C through pointers)."""
-    (m, k), n = a2.shape, b2.shape[1]
-    if a_layout.row_major:
-        a_desc = TensorDescriptor(a2, [m, k], [a_layout.row_stride, 1], [block_m, block_k])
-    else:
-        a_desc = TensorDescriptor(a2, [k, m], [a_layout.row_stride, 1], [block_k, block_m])
-    if b_layout.row_major:
-        b_desc = TensorDescriptor(b2, [k, n], [b_layout.row_stride, 1], [block_k, block_n])
-    else:
-        b_desc = TensorDescriptor(b2, [n, k], [b_layout.row_stride, 1], [block_n, block_k])
-    return a_desc, b_desc
+    return (stored_descriptor(a, a_layout.row_major, a_layout.row_stride, [block_m, block_k]),
+            stored_descriptor(b, b_layout.row_major, b_layout.row_stride, [block_k, block_n]))
+
+
+def stored_descriptor(x: torch.Tensor, row_major: bool, row_stride: int, block: list[int]) -> TensorDescriptor:
+    """A descriptor of `x` ([rows, cols] or [batch, rows, cols]) in the orientation it is stored in: [rows, cols]
+    blocks of `block` when row-major, else [cols, rows] with the block turned too. 3-D when `x` holds more than
+    one matrix; a batch of one, or one matrix broadcast (batch stride 0), is 2-D."""
+    if x.dim() == 3 and _batch_stride(x) == 0:
+        x = x[0]
+    rows, cols = x.shape[-2:]
+    shape, block = ([rows, cols], list(block)) if row_major else ([cols, rows], list(block[::-1]))
+    if x.dim() == 2:
+        return TensorDescriptor(x, shape, [row_stride, 1], block)
+    return TensorDescriptor(x, [x.shape[0], *shape], [x.stride(0), row_stride, 1], [1, *block])
 
 
 VECTOR_BYTES = 16  # the widest load or store one thread issues
@@ -284,7 +290,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         path = "pointer"
         if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
-            if config is None and _persistent_pays_off(a3, b3, b_layout, precision, m, n, k):
+            if config is None and _persistent_pays_off(a3, b3, b_layout, precision, batch, m, n, k):
                 path = "pingpong" if _pingpong_by_default(a3, b3, m, n, k) else "persistent"
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
@@ -319,8 +325,6 @@ def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int
     grid_tiles = tile_count(m, n, config)
     batch = c3.shape[0]
     kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
-    if plan.path == "descriptor" and batch > 1:
-        _ensure_descriptor_scratch()
     # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)
@@ -348,17 +352,14 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
             *tiles, plan.offsets_64, plan.align,
         )
     a_l, b_l = plan.a_layout, plan.b_layout
-    host = c3.shape[0] == 1  # one GEMM: descriptors built here; a batch: each program builds its batch's
-    operands = (a3, b3, c3)
-    if host:
-        operands = host_descriptors(a3[0], b3[0], c3[0], a_l, b_l, config.block_m, config.block_n, config.block_k,
-                                    config.block_n)
+    # Descriptors built here, 3-D for a batch: no program builds its own (the strides are then unused).
+    operands = host_descriptors(a3, b3, c3, a_l, b_l, config.block_m, config.block_n, config.block_k, config.block_n)
     return (
         *operands, m, n, k,
         _batch_stride(a3), a_l.row_stride,
         _batch_stride(b3), b_l.row_stride,
         c3.stride(0), c3.stride(1),
-        *tiles, a_l.row_major, not b_l.row_major, host,
+        *tiles, a_l.row_major, not b_l.row_major, True,
     )
 
 
@@ -389,10 +390,13 @@ def _candidates(element_size: int, m: int, n: int, out_element_size: int = 0) ->
 
 def _tuning_key(plan: MatmulPlan, a3, c3, m, n, k) -> str:
     layout = ("a" if plan.a_layout.row_major else "at") + ("b" if plan.b_layout.row_major else "bt")
+    # A batch has tiles to spare where one GEMM of its size has not: its own entry ("...|batch8"), not the
+    # single GEMM's, whose tiles may be chosen small to fill the SMs.
+    batch = () if c3.shape[0] == 1 else (f"batch{tuning.pow2_at_least(c3.shape[0], 1)}", )
     return "|".join((
         env.gpu_name(a3.device.index or 0) if a3.device.type == "cuda" else "cpu",
         plan.path, str(a3.dtype).removeprefix("torch."), str(c3.dtype).removeprefix("torch."),
-        plan.input_precision, layout, tuning.shape_bucket(m, n, k),
+        plan.input_precision, layout, tuning.shape_bucket(m, n, k), *batch,
     ))
 
 
@@ -863,17 +867,23 @@ def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measu
 
 
 def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "persistent"),
-            precision: str | None = None, device="cuda") -> list[dict]:
-    """Tune every (M, N, K) in `shapes` for each dtype and path now, so later calls (and later processes,
-    through the disk cache) pay nothing. Paths an operand layout cannot take are skipped.
+            precision: str | None = None, device="cuda", b_layout: str = "kn") -> list[dict]:
+    """Tune every shape in `shapes` for each dtype and path now, so later calls (and later processes, through
+    the disk cache) pay nothing. A shape is (M, N, K), or (batch, M, N, K) for a batch with a B per entry;
+    b_layout="nk" tunes B stored [.., N, K] (passed transposed, as nn.Linear's weight or attention's K^T).
+    Paths an operand layout cannot take are skipped.
 
     Returns one `describe_plan` record per tuned (shape, dtype, path).
     """
+    contracts.require_choice(b_layout, "b_layout", ("kn", "nk"))
     tuned = []
-    for m, n, k in shapes:
+    for shape in shapes:
+        *batch, m, n, k = shape
         for dtype in dtypes:
-            a = torch.randn(m, k, device=device).to(dtype)
-            b = torch.randn(k, n, device=device).to(dtype)
+            a = torch.randn(*batch, m, k, device=device).to(dtype)
+            b = torch.randn(*batch, k, n, device=device).to(dtype)
+            if b_layout == "nk":
+                b = b.transpose(-1, -2).contiguous().transpose(-1, -2)
             for path in paths:
                 try:
                     _check(a, b, None, precision, path, None)
@@ -888,7 +898,7 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
                 except contracts.AlignmentError:
                     continue
                 record = describe_plan(a, b, precision=precision, path=path)
-                tuned.append({"shape": [m, n, k], "dtype": str(dtype).removeprefix("torch."),
+                tuned.append({"shape": list(shape), "dtype": str(dtype).removeprefix("torch."), "b_layout": b_layout,
                               "path": record["path"], "config": record["config"]})
     _REPLAYS.clear()  # launches recorded before tuning would keep their old configs
     return tuned
@@ -940,17 +950,19 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     from tilelab.ops import matmul_hopper
 
     described = plan.as_dict()
-    one_gemm = max(p.a3.shape[0], p.b3.shape[0]) == 1
-    described["host_descriptors"] = plan.path == "descriptor" and one_gemm
+    # A stand-in for C with as many matrices as the product has: the tuning key and the grid count them.
+    c_probe = torch.empty((max(p.a3.shape[0], p.b3.shape[0]), 0, 0), dtype=out_dtype or a.dtype, device=a.device)
+    described["host_descriptors"] = plan.path == "descriptor"
     if plan.path == "persistent":
-        c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         config = persistent_config(plan, p, c_probe)
         described["config"] = dataclasses.asdict(config)
-        described["host_descriptors"] = matmul_hopper.persistent_host_descriptors(1 if one_gemm else 2, config)
-        tiles = tile_count(p.m, p.n, config)
-        gemms = min(max(p.a3.shape[0], p.b3.shape[0]), MAX_GRID_Y)
-        # programs per GEMM, as launch_persistent's grid gives them (balanced_programs)
-        described["programs"] = matmul_hopper.persistent_grid(tiles, gemms, matmul_hopper.device_sms(a.device))[0]
+        described["host_descriptors"] = matmul_hopper.persistent_host_descriptors(config)
+        gemms = c_probe.shape[0]
+        if not described["host_descriptors"]:
+            gemms = min(gemms, MAX_GRID_Y)
+        # as launch_persistent's grid gives them: programs in all, or per batch where descriptors are built inside
+        described["programs"] = matmul_hopper.persistent_grid(tile_count(p.m, p.n, config), gemms,
+                                                              matmul_hopper.device_sms(a.device), config)[0]
     elif plan.path == "registers":
         from tilelab.ops import gluon_launch, matmul_registers
 
@@ -967,7 +979,6 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         described["host_descriptors"] = True
         described["programs"] = gluon_launch.persistent_programs(p.m, p.n, config, matmul_hopper.device_sms(a.device))
     elif plan.config is None:
-        c_probe = torch.empty((1, 1, 1), dtype=out_dtype or a.dtype, device=a.device)
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
         known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k), config_type)
         described["config"] = known.as_dict() if known else None

@@ -249,20 +249,28 @@ def balanced_programs(tiles: int, budget: int) -> int:
     return even if even >= BALANCED_MIN_FILL * budget else budget
 
 
-def persistent_grid(tiles: int, batch: int, num_sms: int) -> tuple[int, int]:
-    """(programs per batch, batch): the SMs shared out among the batches, each batch's tiles spread evenly."""
-    return balanced_programs(tiles, -(-num_sms // batch)), batch
+def persistent_grid(tiles: int, batch: int, num_sms: int, config: HopperConfig) -> tuple[int, int]:
+    """The persistent kernel's grid for `batch` GEMMs of `tiles` tiles each: (programs, grid axis 1).
 
-
-def persistent_host_descriptors(batch: int, config: HopperConfig) -> bool:
-    """Whether `matmul_persistent_kernel` gets its descriptors from the host (`host_descriptors`).
-
-    Only for one GEMM (a batch needs one set per batch, built in each program), and not warp-specialized:
-    Triton 3.6's warp specialization splits C's store between its consumer groups by rewriting the
-    descriptor's block, which it can only do to a descriptor built in the kernel (a host-built one fails
-    to compile in NVGPUWarpSpecialization, results/h200-host-descriptor-probe-float16.log).
+    Host-built descriptors: one list of every matrix's tiles, spread evenly (`balanced_programs`) over the SMs.
+    Otherwise each batch (grid axis 1) gets its share of the SMs, rounded down: rounded up, 8 batches of
+    ceil(132 / 8) = 17 programs made 136 for 132 SMs, and the last 4 ran after the others (8x4096x4096x1024
+    fp16 took 770 us against torch's 376 on the H200, call SSSS).
     """
-    return batch == 1 and not config.warp_specialize
+    if persistent_host_descriptors(config):
+        return balanced_programs(batch * tiles, num_sms), 1
+    return balanced_programs(tiles, max(1, num_sms // batch)), batch
+
+
+def persistent_host_descriptors(config: HopperConfig) -> bool:
+    """Whether `matmul_persistent_kernel` gets its descriptors from the host (`host_descriptors`, 3-D for a
+    batch).
+
+    Not when warp-specialized: Triton 3.6's warp specialization splits C's store between its consumer groups by
+    rewriting the descriptor's block, which it can only do to a descriptor built in the kernel (a host-built
+    one fails to compile in NVGPUWarpSpecialization, results/h200-host-descriptor-probe-float16.log).
+    """
+    return not config.warp_specialize
 
 
 def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayout, b_layout: OperandLayout,
@@ -273,18 +281,21 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
     """
     tiles = tile_count(m, n, config)
     batch = c3.shape[0]
-    host = persistent_host_descriptors(batch, config)
+    host = persistent_host_descriptors(config)
+    # Host-built descriptors: one launch for the whole batch. Built in the kernel: grid axis 1 is the batch, in
+    # slices of at most MAX_GRID_Y.
+    slices = [(0, batch)]
     if not host:
         _ensure_descriptor_scratch()
-    for start in range(0, batch, MAX_GRID_Y):
-        stop = min(batch, start + MAX_GRID_Y)
+        slices = [(first, min(batch, first + MAX_GRID_Y)) for first in range(0, batch, MAX_GRID_Y)]
+    for start, stop in slices:
         a_part = a3[start:stop] if a3.shape[0] > 1 else a3
         b_part = b3[start:stop] if b3.shape[0] > 1 else b3
         c_part = c3[start:stop]
-        grid = persistent_grid(tiles, stop - start, num_sms)
+        grid = persistent_grid(tiles, stop - start, num_sms, config)
         operands = (a_part, b_part, c_part)
         if host:
-            operands = host_descriptors(a_part[0], b_part[0], c_part[0], a_layout, b_layout, config.block_m,
+            operands = host_descriptors(a_part, b_part, c_part, a_layout, b_layout, config.block_m,
                                         config.block_n, config.block_k, config.store_block_n)
         args = (*operands, m, n, k,
                 _batch_stride(a_part), a_layout.row_stride,
@@ -387,8 +398,6 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
     batch = c3.shape[0]
     workspace = split_k_workspace(batch, split_k, m, n, c3.device)
     descriptors = a_layout is not None and b_layout is not None and a_layout.tma_ok and b_layout.tma_ok
-    if descriptors and batch > 1:
-        _ensure_descriptor_scratch()  # every program builds its own batch's descriptors
     offsets_64 = not descriptors and _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
     align = 1 if descriptors else split_k_align(a3, b3, c3, n, k)
     tiles = tile_count(m, n, config)
@@ -406,15 +415,13 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
         tiling = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
                   "GROUP_M": config.group_m, "SPLIT_K": split_k, "INPUT_PRECISION": precision}
         if descriptors:
-            host = batch == 1  # one GEMM: A's and B's descriptors built here, not in every program
-            operands = (a_part, b_part)
-            if host:
-                operands = host_operand_descriptors(a_part[0], b_part[0], a_layout, b_layout, config.block_m,
-                                                    config.block_n, config.block_k)
+            # A's and B's descriptors built here (3-D for a batch), not in every program.
+            operands = host_operand_descriptors(a_part, b_part, a_layout, b_layout, config.block_m,
+                                                config.block_n, config.block_k)
             args = (*operands, c_part, ws_part, counters, m, n, k,
                     _batch_stride(a_part), a_layout.row_stride, _batch_stride(b_part), b_layout.row_stride,
                     c_part.stride(0), c_part.stride(1), c_part.stride(2),
-                    *tiling.values(), a_layout.row_major, not b_layout.row_major, host)
+                    *tiling.values(), a_layout.row_major, not b_layout.row_major, True)
             kernel = matmul_splitk_descriptor_kernel
         else:
             args = (a_part, b_part, c_part, ws_part, counters, m, n, k,
@@ -434,14 +441,16 @@ _TRITON_TYPE = {**_MATMUL_TRITON_TYPE, torch.float8_e4m3fn: "fp8e4nv"}
 
 def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, config: HopperConfig | None = None,
                       *, out_dtype: torch.dtype | None = None, precision: str = "tf32", a_k_major: bool = True,
-                      b_k_major: bool = False, fast_accum: bool = True, host_descriptors: bool | None = None):
+                      b_k_major: bool = False, fast_accum: bool = True, host_descriptors: bool | None = None,
+                      batched: bool = False):
     """(kernel, signature, constexprs, attrs, options) for `triton.compile(ASTSource(...), target, options)`.
 
     kernel_name: "persistent", "splitk", "splitk_descriptor" or "fp8". Pointers and
     integer arguments get 16-divisibility hints, as aligned 4096-wide tensors would.
     host_descriptors (persistent): descriptors as kernel parameters; None: as the
     library launches one GEMM (`persistent_host_descriptors`). The fp8 kernel always
-    takes them.
+    takes them. batched (persistent, host-built descriptors): the 3-D descriptors of
+    a batch with an A and a B per entry.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
@@ -451,10 +460,10 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
         config = config or PERSISTENT_CANDIDATES[0]
         kernel = matmul_persistent_kernel
         if host_descriptors is None:
-            host_descriptors = persistent_host_descriptors(1, config)
+            host_descriptors = persistent_host_descriptors(config)
         if host_descriptors:
             pointers = _descriptor_signature(dtype, out_dtype, config, a_k_major, b_k_major,
-                                             ("a_ptr", "b_ptr", "c_ptr"))
+                                             ("a_ptr", "b_ptr", "c_ptr"), batched)
         else:
             pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr}
         ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row", "stride_cb", "stride_c_row"]
@@ -502,12 +511,14 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
 
 
 def _descriptor_signature(dtype, out_dtype, config: HopperConfig, a_k_major: bool, b_k_major: bool,
-                          names: tuple[str, str, str]) -> dict:
-    """Signature types of host-built A, B and C descriptors, with the blocks `host_descriptors` gives them."""
+                          names: tuple[str, str, str], batched: bool = False) -> dict:
+    """Signature types of host-built A, B and C descriptors, with the blocks `host_descriptors` gives them
+    (batched: a batch's, [1, rows, cols])."""
     bm, bn, bk = config.block_m, config.block_n, config.block_k
     blocks = ([bm, bk] if a_k_major else [bk, bm], [bn, bk] if b_k_major else [bk, bn], [bm, config.store_block_n])
     types = (_TRITON_TYPE[dtype], _TRITON_TYPE[dtype], _TRITON_TYPE[out_dtype])
-    return {name: f"tensordesc<{t}[{r}, {c}]>" for name, t, (r, c) in zip(names, types, blocks, strict=True)}
+    lead = "1, " if batched else ""
+    return {name: f"tensordesc<{t}[{lead}{r}, {c}]>" for name, t, (r, c) in zip(names, types, blocks, strict=True)}
 
 
 def compile_for(kernel_name: str, target_arch: int = 90, **kwargs):

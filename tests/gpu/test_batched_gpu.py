@@ -1,0 +1,107 @@
+"""Batches with an A and a B per entry on a CUDA GPU: every path against float64, 3-D descriptors, the grid.
+
+A batch's TMA paths describe each operand once, in 3-D (`tilelab.ops.matmul.stored_descriptor`), and the
+persistent kernel walks every matrix's tiles as one list (`matmul_hopper.persistent_grid`). An off-by-one
+in the matrix index reads or writes a neighbouring matrix: each case compares every matrix with float64, on
+outputs poisoned with NaN (padding included), so a matrix left unwritten or written twice fails.
+
+Run on the H200 with: TILELAB_REQUIRE_GPU=1 PYTHONPATH=src python -m pytest tests/gpu/test_batched_gpu.py -q
+"""
+
+import pytest
+import torch
+
+import tilelab
+from tests.helpers import assert_matches_reference, randn
+from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_hopper
+from tilelab.reference import relative_error, tolerance
+
+pytestmark = [pytest.mark.gpu]
+
+# (batch, M, N, K): ragged tiles, one row, a K of one step, more matrices than SMs, many tiles per matrix.
+SHAPES = [(3, 65, 136, 96), (5, 1, 64, 128), (2, 127, 40, 24), (200, 64, 64, 64), (4, 1000, 1000, 512)]
+PATHS = [None, "pointer", "descriptor", "persistent", "splitk"]
+
+
+def _b(batch, k, n, dtype, layout, rng):
+    """B per entry, stored [batch, K, N] ("kn") or [batch, N, K] and passed transposed ("nk")."""
+    if layout == "kn":
+        return randn((batch, k, n), dtype, "cuda", rng)
+    return randn((batch, n, k), dtype, "cuda", rng).transpose(1, 2)
+
+
+@pytest.mark.usefixtures("poisoned_outputs")
+@pytest.mark.parametrize("b_layout", ["kn", "nk"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("batch,m,n,k", SHAPES)
+def test_batch_with_b_per_entry(batch, m, n, k, path, dtype, b_layout, rng):
+    a = randn((batch, m, k), dtype, "cuda", rng)
+    b = _b(batch, k, n, dtype, b_layout, rng)
+    out = tilelab.matmul(a, b, path=path)
+    assert out.shape == (batch, m, n)
+    assert_matches_reference(out, a, b, label=f"{path} {batch}x{m}x{n}x{k} {dtype} B {b_layout}")
+
+
+@pytest.mark.usefixtures("poisoned_outputs")
+@pytest.mark.parametrize("path", ["descriptor", "persistent", "splitk"])
+def test_operands_shared_or_stored_otherwise(path, rng):
+    """A shared by the batch (2-D descriptor beside 3-D ones); A's batch not outermost with a shared B (no fold);
+    A stored [K, M] per entry; a batch with two batch dimensions that broadcast."""
+    batch, m, n, k = 4, 96, 80, 64
+    cases = {
+        "shared A": (randn((m, k), torch.float16, "cuda", rng), randn((batch, k, n), torch.float16, "cuda", rng)),
+        "A's batch inner, B shared": (randn((m, batch, k), torch.float16, "cuda", rng).transpose(0, 1),
+                                      randn((k, n), torch.float16, "cuda", rng)),
+        "A stored [K, M]": (randn((batch, k, m), torch.float16, "cuda", rng).transpose(1, 2),
+                            randn((batch, k, n), torch.float16, "cuda", rng)),
+        "broadcast batch dims": (randn((2, 1, m, k), torch.float16, "cuda", rng),
+                                 randn((3, k, n), torch.float16, "cuda", rng)),
+    }
+    for label, (a, b) in cases.items():
+        assert_matches_reference(tilelab.matmul(a, b, path=path), a, b, label=f"{path}: {label}")
+
+
+@pytest.mark.usefixtures("poisoned_outputs")
+@pytest.mark.parametrize("batch", [8, 7, 300])
+def test_persistent_grid_fits_the_sms_and_covers_every_matrix(batch, rng):
+    m, n, k = 512, 768, 128
+    a = randn((batch, m, k), torch.float16, "cuda", rng)
+    b = randn((batch, k, n), torch.float16, "cuda", rng)
+    plan = matmul_op.describe_plan(a, b, path="persistent")
+    assert plan["host_descriptors"]
+    assert plan["programs"] <= matmul_hopper.device_sms(a.device)
+    assert_matches_reference(tilelab.matmul(a, b, path="persistent"), a, b, label=f"persistent, batch {batch}")
+
+
+def test_batched_replays_and_graphs(rng, monkeypatch):
+    """A recorded batched launch replays on new inputs (3-D tensor maps from TensorMapCache) and captures."""
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied
+    batch, m, n, k = 6, 256, 192, 128
+    for path in ("descriptor", "persistent"):
+        a = randn((batch, m, k), torch.float16, "cuda", rng)
+        b = randn((batch, k, n), torch.float16, "cuda", rng)
+        tilelab.matmul(a, b, path=path)  # records (and tunes outside capture)
+        for _ in range(2):
+            a2 = randn((batch, m, k), torch.float16, "cuda", rng)
+            torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
+            assert_matches_reference(tilelab.matmul(a2, b, path=path), a2, b, label=f"{path} replay")
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = tilelab.matmul(a, b, path=path)
+        a.copy_(randn((batch, m, k), torch.float16, "cuda", rng))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_matches_reference(out, a, b, label=f"{path} graph replay")
+
+
+def test_batched_gradients(rng):
+    a = randn((3, 200, 96), torch.bfloat16, "cuda", rng).requires_grad_()
+    b = randn((3, 96, 136), torch.bfloat16, "cuda", rng).requires_grad_()
+    out = tilelab.matmul(a, b)
+    grad = randn(out.shape, torch.bfloat16, "cuda", rng)
+    out.backward(grad)
+    a64, b64, g64 = (x.detach().double() for x in (a, b, grad))
+    assert relative_error(a.grad, g64 @ b64.transpose(1, 2)) < tolerance(torch.bfloat16)
+    assert relative_error(b.grad, a64.transpose(1, 2) @ g64) < tolerance(torch.bfloat16)
