@@ -324,7 +324,9 @@ def test_pointer_align_needs_row_major_operands_and_batch_strides():
     (2048, 2048, 2048, 1, "descriptor"),
     (512, 512, 512, 2, "pointer"),  # a batch counts its GEMMs' work together: 2**28
     (512, 512, 512, 4, "descriptor"),  # 2**29, described once in 3-D on the host
-    (2048, 2048, 2048, 2, "persistent"),  # 2**34 in all: one persistent grid over both GEMMs' tiles
+    (512, 512, 512, 8, "persistent"),  # 2**30: an fp16 batch takes the persistent kernel from here
+    (1000, 1000, 1000, 2, "persistent"),  # rows off sectors: in a batch the persistent kernel still measured ahead
+    (2048, 2048, 2048, 2, "persistent"),  # one persistent grid over both GEMMs' tiles
     (4096, 4096, 1024, 1, "persistent"),  # 2**34: the persistent kernel
     (4096, 4096, 1024, 2, "persistent"),
 ])

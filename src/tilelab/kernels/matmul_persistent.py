@@ -61,6 +61,16 @@ def matrices_described(desc):
 
 
 @triton.jit
+def matrix_and_tile(tile, tiles_per_matrix, c_desc):
+    """(matrix, tile within it) of an index into a batch's list of tiles. One GEMM (a 2-D C descriptor) keeps the
+    index as it is: its kernel is the same instruction for instruction as before batches shared the loop."""
+    if len(c_desc.block_shape) == 3:
+        return tile // tiles_per_matrix, tile % tiles_per_matrix
+    else:
+        return 0, tile
+
+
+@triton.jit
 def matmul_persistent_kernel(
     a_ptr, b_ptr, c_ptr,
     M, N, K,
@@ -106,8 +116,8 @@ def matmul_persistent_kernel(
     # tile loop and the K loop into one, and the store runs on the last K step.
     epilogue_tile = start - programs
     for tile in tl.range(start, tiles, programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE):
-        matrix = tile // tiles_per_matrix
-        pid_m, pid_n = grouped_tile(tile % tiles_per_matrix, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        matrix, within = matrix_and_tile(tile, tiles_per_matrix, c_desc)
+        pid_m, pid_n = grouped_tile(within, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
@@ -116,8 +126,8 @@ def matmul_persistent_kernel(
             acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
         epilogue_tile += programs
-        matrix = epilogue_tile // tiles_per_matrix
-        pid_m, pid_n = grouped_tile(epilogue_tile % tiles_per_matrix, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        matrix, within = matrix_and_tile(epilogue_tile, tiles_per_matrix, c_desc)
+        pid_m, pid_n = grouped_tile(within, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
         store_tile(c_desc, matrix, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)

@@ -122,6 +122,7 @@ def _needs_64bit_offsets(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, bat
 # saved below 2**34; they are host-built now, 3-D, and a batch counts its GEMMs' work together.
 HOST_DESCRIPTOR_MIN_WORK = 2**29
 PERSISTENT_MIN_WORK = 2**34
+BATCH_PERSISTENT_MIN_WORK = 2**30  # fp16/bf16 batches (`_persistent_pays_off`)
 
 
 def rows_on_sectors(x3: torch.Tensor, layout: OperandLayout) -> bool:
@@ -144,8 +145,18 @@ def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLa
     (results/h200-matmul-float16-rows-off-sectors.json, -bfloat16.json), persistent -> descriptor against
     torch: 3000^3 0.65x -> 0.69x, 5000^3 0.73x -> 0.77x, 2600^3 0.75x -> 0.78x (A's and B's rows off sectors),
     4096x3000x4096 0.91x -> 0.92x (B's); but 4096x4096x3000, where only A's rows are off, 1.00x -> 0.96x.
+
+    An fp16/bf16 batch takes it from BATCH_PERSISTENT_MIN_WORK, rows off sectors or not: one program per tile
+    measured slower at every fp16 batch of call UUUU, most where tiles are short-lived (kernel-bench bmm/bmm_nt,
+    descriptor against persistent: 64x512x512x64 0.73x/1.00x, 32x1024x1024x128 0.63-0.65x/0.94-0.96x,
+    64x512^3 0.81x/1.01x, 16x1000^3 0.77-0.80x/0.85x), except 32x1024x128x1024 (0.98x/0.97x).
     """
-    if env.interpreting() or batch * m * n * k < PERSISTENT_MIN_WORK:
+    if env.interpreting():
+        return False
+    work = batch * m * n * k
+    if a3.element_size() <= 2 and batch > 1:
+        return work >= BATCH_PERSISTENT_MIN_WORK
+    if work < PERSISTENT_MIN_WORK:
         return False
     if a3.element_size() <= 2:
         return rows_on_sectors(b3, b_layout)
