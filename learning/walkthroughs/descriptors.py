@@ -7,17 +7,20 @@ from .script import Script
 DESCRIPTOR_BYTES = 128  # one CUtensorMap
 
 
-def library_descriptors(m: int, n: int, k: int, block: tuple[int, int, int]):
-    """What tilelab.ops.matmul.host_descriptors builds for fp16 A [m, k] row-major and B [k, n] stored [n, k]."""
+def library_descriptors(m: int, n: int, k: int, block: tuple[int, int, int], batch: int = 0):
+    """What tilelab.ops.matmul.host_descriptors builds for fp16 A [m, k] row-major and B [k, n] stored [n, k]
+    (with `batch`: a batch of that many such GEMMs, each with its own A and B)."""
     import torch
 
     from tilelab.ops.matmul import host_descriptors, operand_layout
 
-    a = torch.empty((m, k), dtype=torch.float16)
-    b = torch.empty((n, k), dtype=torch.float16).t()  # column-major: the transpose of a contiguous [n, k]
-    c = torch.empty((m, n), dtype=torch.float16)
+    lead = (batch,) if batch else ()
+    a = torch.empty((*lead, m, k), dtype=torch.float16)
+    b = torch.empty((*lead, n, k), dtype=torch.float16).transpose(-1, -2)  # the transpose of a contiguous [n, k]
+    c = torch.empty((*lead, m, n), dtype=torch.float16)
     bm, bn, bk = block
-    return host_descriptors(a, b, c, operand_layout(a[None]), operand_layout(b[None]), bm, bn, bk, bn)
+    as3 = (lambda x: x) if batch else (lambda x: x[None])
+    return host_descriptors(a, b, c, operand_layout(as3(a)), operand_layout(as3(b)), bm, bn, bk, bn)
 
 
 def build() -> Script:
@@ -49,8 +52,10 @@ def build() -> Script:
     s.say("")
 
     s.say("Why not always on the host?")
-    s.ask("a batch of 8 GEMMs, one launch: how many A descriptors?", "8: one per batch, so each program builds")
-    s.say("   its own batch's (the library does that for batch > 1).")
+    batched, *_ = library_descriptors(1000, 1000, 1000, (64, 128, 64), batch=8)
+    s.ask("a batch of 8 GEMMs, one launch: how many A descriptors?", f"one, in 3-D: {list(batched.shape)}, "
+          f"{list(batched.strides)}, {list(batched.block_shape)}")
+    s.say("   (stored_descriptor); the kernel reads block [1, 64, 64] of matrix b and drops the 1 (load_block).")
     s.ask("Triton 3.6's warp specialization splits C's store between two consumer groups: what must change?",
           "C's block shape: it rewrites a descriptor it built itself, but cannot rewrite a host-built one")
     s.say("   (tilelab.ops.matmul_hopper.persistent_host_descriptors says no for warp-specialized configs).\n")

@@ -123,6 +123,8 @@ def test_descriptors_walkthrough_shows_what_the_library_builds():
     assert answers["2048^3 fp16 on the descriptor path, 128x256 tiles: how many programs"] == "128"
     assert answers["A: shape, strides (elements), block"] == "[1000, 1000], [1000, 1], [64, 64]"
     assert answers["B is stored [N, K]: so its descriptor describes"].startswith("[1000, 1000], [1000, 1], [128, 64]")
+    assert answers["a batch of 8 GEMMs, one launch: how many A descriptors"] == (
+        "one, in 3-D: [8, 1000, 1000], [1000000, 1000, 1], [1, 64, 64]")
     for name in ("host_descriptors", "TensorMapCache", "persistent_host_descriptors", "tensormap.replace"):
         assert name in text, name
 
