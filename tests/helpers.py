@@ -25,6 +25,22 @@ def assert_matches_reference(out, a, b, *, precision=None, out_dtype=None, label
     return err
 
 
+
+def assert_graph_replays(run, inputs, gen: torch.Generator, *, label="graph replay", **reference):
+    """Capture `run(*inputs)` in a CUDA graph (one eager call first, so tuning and compiling happen outside
+    capture); twice, refill every input with fresh random values in place, replay, and compare with float64."""
+    run(*inputs)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = run(*inputs)
+    for _ in range(2):
+        for x in inputs:
+            x.copy_(randn(tuple(x.shape), x.dtype, x.device, gen))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_matches_reference(out, *inputs, label=label, **reference)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

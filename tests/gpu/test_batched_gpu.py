@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import tilelab
-from tests.helpers import assert_matches_reference, randn
+from tests.helpers import assert_graph_replays, assert_matches_reference, randn
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_hopper
 from tilelab.reference import relative_error, tolerance
@@ -87,13 +87,8 @@ def test_batched_replays_and_graphs(rng, monkeypatch):
             a2 = randn((batch, m, k), torch.float16, "cuda", rng)
             torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
             assert_matches_reference(tilelab.matmul(a2, b, path=path), a2, b, label=f"{path} replay")
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            out = tilelab.matmul(a, b, path=path)
-        a.copy_(randn((batch, m, k), torch.float16, "cuda", rng))
-        graph.replay()
-        torch.cuda.synchronize()
-        assert_matches_reference(out, a, b, label=f"{path} graph replay")
+        assert_graph_replays(lambda a, b, path=path: tilelab.matmul(a, b, path=path), (a, b), rng,
+                             label=f"{path} graph replay")
 
 
 def test_batched_gradients(rng):

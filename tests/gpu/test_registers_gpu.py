@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import tilelab
-from tests.helpers import assert_matches_reference, randn
+from tests.helpers import assert_graph_replays, assert_matches_reference, randn
 from tilelab import contracts, env
 from tilelab.ops import gluon_launch
 from tilelab.ops import matmul as matmul_op
@@ -172,16 +172,7 @@ def test_replayed_launch_computes_new_inputs(rng, monkeypatch):
 def test_cuda_graph_capture(rng):
     a = randn((1024, 512), torch.float32, "cuda", rng)
     b = randn((512, 640), torch.float32, "cuda", rng)
-    tilelab.matmul(a, b, path="registers")  # compiles outside capture
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        out = tilelab.matmul(a, b, path="registers")
-    for _ in range(2):
-        a.copy_(randn((1024, 512), torch.float32, "cuda", rng))
-        b.copy_(randn((512, 640), torch.float32, "cuda", rng))
-        graph.replay()
-        torch.cuda.synchronize()
-        assert_matches_reference(out, a, b, precision="tf32", label="graph replay")
+    assert_graph_replays(lambda a, b: tilelab.matmul(a, b, path="registers"), (a, b), rng, precision="tf32")
 
 
 def test_gradients_with_the_path_forced(rng):
