@@ -48,8 +48,8 @@ def pingpong(a, b, tag: str, grid_rule: str):
     tiles = tile_count(m, n, config)
     sms = device_sms(a.device)
     programs = min(tiles, sms) if grid_rule == "sms" else balanced_programs(tiles, sms)
-    args = (*matmul_pingpong.descriptors(a, b, c, config), m, n, k, config.group_m, config.num_stages, False,
-            config.mma_regs)
+    args = (*matmul_pingpong.descriptors(a, b, c, config), m, n, k, 1, config.group_m, config.num_stages, False,
+            False, config.mma_regs)  # one matrix, B stored [K, N], not a batch
 
     def run():
         matmul_pingpong_kernel[(programs, )](*args, num_warps=config.num_warps)

@@ -2,7 +2,8 @@
 
 Pinned here: 128x128 tiles as m64n128k16 wgmmas reading both operands from shared memory (B row-major or
 K-major), TMA loads and stores, two MMA warp groups and a lean loader warp (setmaxnreg), six stages beside two
-half-tile staging buffers within a program's shared memory, and no spills.
+half-tile staging buffers within a program's shared memory, and no spills. A batch (3-D descriptors) compiles
+to the same wgmmas and the same shared memory, with 3-D TMA copies.
 
 As in test_registers_compile: compiling needs real JIT functions, which TRITON_INTERPRET=1 (set by conftest
 without a GPU) replaces, so the compiles run in one child process without it.
@@ -24,16 +25,17 @@ import json, sys, torch
 from tilelab.inspect.tools import ptxas_verbose
 from tilelab.ops import matmul_pingpong
 facts = {}
-for name, dtype, b_k_major, out in [("float16", torch.float16, False, None), ("bfloat16", torch.bfloat16, False, None),
-                                    ("float16-b-k-major", torch.float16, True, None),
-                                    ("float32-output", torch.float16, False, torch.float32)]:
-    compiled = matmul_pingpong.compile_for(dtype=dtype, b_k_major=b_k_major, out_dtype=out)
+for name, dtype, b_k_major, out, batch in [
+        ("float16", torch.float16, False, None, 1), ("bfloat16", torch.bfloat16, False, None, 1),
+        ("float16-b-k-major", torch.float16, True, None, 1), ("float32-output", torch.float16, False, torch.float32, 1),
+        ("float16-batch", torch.float16, False, None, 8), ("bfloat16-batch-b-k-major", torch.bfloat16, True, None, 8)]:
+    compiled = matmul_pingpong.compile_for(dtype=dtype, b_k_major=b_k_major, out_dtype=out, batch=batch)
     ptx = compiled.asm["ptx"]
     facts[name] = {"ptx": ptx, "shared": compiled.metadata.shared, "ptxas": ptxas_verbose(ptx, "sm_90a") or ""}
 json.dump(facts, sys.stdout)
 """
 
-VARIANTS = ["float16", "bfloat16", "float16-b-k-major", "float32-output"]
+VARIANTS = ["float16", "bfloat16", "float16-b-k-major", "float32-output", "float16-batch", "bfloat16-batch-b-k-major"]
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def compiled() -> dict:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_128_wide_wgmmas_read_both_operands_from_shared_memory(compiled, variant):
-    kind = "bf16" if variant == "bfloat16" else "f16"  # the inputs' type; C's does not enter the wgmma
+    kind = "bf16" if variant.startswith("bfloat16") else "f16"  # the inputs' type; C's does not enter the wgmma
     mmas = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{kind}\.{kind}\s+\{{[^}}]*\}},\s*(\S+)",
                       compiled[variant]["ptx"])
     # Two groups, each a 128-row tile (two m64 wgmmas) over a 64-deep K step (four k16): 16 in the PTX.
@@ -53,9 +55,13 @@ def test_128_wide_wgmmas_read_both_operands_from_shared_memory(compiled, variant
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_loads_and_stores_go_through_tma(compiled, variant):
+    """2-D copies for one GEMM; a batch's copies name the matrix, a third coordinate (only 3-D ones: two
+    coordinates on a 3-D descriptor would compile, as 2-D copies of the wrong matrix)."""
     ptx = compiled[variant]["ptx"]
-    assert re.search(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global", ptx), "no TMA load"
-    assert re.search(r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta", ptx), "no TMA store"
+    rank, other = ("3d", "2d") if "batch" in variant else ("2d", "3d")
+    assert re.search(rf"cp\.async\.bulk\.tensor\.{rank}\.shared::cluster\.global", ptx), "no TMA load"
+    assert re.search(rf"cp\.async\.bulk\.tensor\.{rank}\.global\.shared::cta", ptx), "no TMA store"
+    assert f"cp.async.bulk.tensor.{other}" not in ptx
 
 
 def test_two_mma_groups_and_a_lean_loader(compiled):

@@ -33,12 +33,20 @@ def test_supported_problems_have_no_reason(on_hopper):
     assert pingpong.unsupported_reason(a3, b3) is None
     assert pingpong.unsupported_reason(a3.bfloat16(), b3.bfloat16()) is None
     assert pingpong.unsupported_reason(a3, b3.mT.contiguous().mT) is None  # B stored [N, K]
+    batch = torch.randn(3, 256, 64).half(), torch.randn(3, 64, 128).half()
+    assert pingpong.unsupported_reason(*batch) is None  # a batch, described in 3-D
+    assert pingpong.unsupported_reason(batch[0][:1], batch[1]) is None  # one A for the whole batch
+
+
+def _batch_stride_off_16_bytes():
+    """[2, 256, 64] fp16 whose second matrix starts 2 bytes past a 16-byte boundary."""
+    return torch.empty(2 * 256 * 64 + 1, dtype=torch.float16).as_strided((2, 256, 64), (256 * 64 + 1, 64, 1))
 
 
 @pytest.mark.parametrize("make,expected", [
     (lambda: operands(256, 128, 64, torch.float32), "float16/bfloat16 kernel"),
-    (lambda: (torch.randn(2, 256, 64).half(), torch.randn(2, 64, 128).half()), "batch of 2"),
-    (lambda: (torch.randn(1, 256, 64).half(), torch.randn(3, 64, 128).half()), "batch of 3"),
+    (lambda: (_batch_stride_off_16_bytes(), torch.randn(2, 64, 128).half()), "a must be row-major"),
+    (lambda: (torch.randn(2, 128, 64).half(), _batch_stride_off_16_bytes().mT), "b must have a unit stride"),
     (lambda: (torch.randn(1, 64, 256).half().mT, torch.randn(1, 64, 128).half()), "a must be row-major"),
     (lambda: (torch.randn(1, 256, 63).half(), torch.randn(1, 63, 128).half()), "a must be row-major"),  # 126 B
     (lambda: (torch.randn(1, 256, 64).half(), torch.randn(1, 64, 127).half()), "b must have a unit stride"),
@@ -145,9 +153,9 @@ def test_launch_records_every_parameter_for_replays(monkeypatch):
     ((launch_grid, _, kwargs),) = launches
     assert compiled == "compiled" and launch_grid == grid == (8 * 2, 1, 1)
     assert kwargs == {"num_warps": 4}
-    # Every kernel parameter after the descriptors, in signature order: M, N, K, GROUP_M, STAGES, B_K_MAJOR,
-    # MMA_REGS, num_warps.
-    assert args[3:] == (1000, 256, 64, config.group_m, config.num_stages, True, config.mma_regs, 4)
+    # Every kernel parameter after the descriptors, in signature order: M, N, K, MATRICES, GROUP_M, STAGES,
+    # B_K_MAJOR, BATCHED, MMA_REGS, num_warps.
+    assert args[3:] == (1000, 256, 64, 1, config.group_m, config.num_stages, True, False, config.mma_regs, 4)
 
 
 def test_pingpong_is_a_known_path():
@@ -166,3 +174,38 @@ def test_descriptors_of_operands_with_a_single_row_or_column():
     assert all(stride * 2 % 16 == 0 for d in (a_desc, b_desc) for stride in d.strides[:1])
     with pytest.raises(ValueError, match="unit stride along its rows"):
         gluon_launch.describe(torch.empty(64, 32, dtype=torch.float16).t(), [64, 64])
+
+
+def test_a_batch_is_described_once_in_three_dimensions():
+    """One descriptor per operand for the whole batch: [batch, rows, cols] with [1, rows, cols] blocks, batch and
+    row strides as stored (C's rows padded); an operand the batch shares stays the 2-D matrix it is."""
+    a = torch.empty(3, 1000, 256, dtype=torch.float16)
+    b_stored = torch.empty(3, 512, 256, dtype=torch.float16)  # [batch, N, K], passed transposed
+    c = torch.empty(3, 1000, 576, dtype=torch.float16)[:, :, :512]
+    a_desc, b_desc, c_desc = pingpong.descriptors(a, b_stored.mT, c)
+    assert (a_desc.shape, a_desc.strides, a_desc.block_shape) == ([3, 1000, 256], [256000, 256, 1], [1, 128, 64])
+    assert (b_desc.shape, b_desc.strides, b_desc.block_shape) == ([3, 512, 256], [131072, 256, 1], [1, 128, 64])
+    assert (c_desc.shape, c_desc.strides, c_desc.block_shape) == ([3, 1000, 512], [576000, 576, 1], [1, 128, 64])
+    assert a_desc.layout == gluon_launch.shared_layout([1, 128, 64], torch.float16)
+    shared_a = a[:1].expand(3, -1, -1)  # batch stride 0
+    assert pingpong.descriptors(shared_a, b_stored.mT, c)[0].shape == [1000, 256]
+
+
+def test_a_batch_launches_one_list_of_tiles(monkeypatch):
+    import tilelab.kernels.matmul_pingpong as kernels
+
+    launches = []
+
+    class Recorder:
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: launches.append((grid, args, kwargs)) or "compiled"
+
+    monkeypatch.setattr(kernels, "matmul_pingpong_kernel", Recorder())
+    a, b = torch.empty(8, 512, 128, dtype=torch.float16), torch.empty(8, 128, 768, dtype=torch.float16)
+    c = torch.empty(8, 512, 768, dtype=torch.float16)
+    config = pingpong.DEFAULT_CONFIG
+    _, grid, args = pingpong.launch(a, b, c, sms=132)
+    # 8 matrices of 4 x 6 tiles: 192 tiles as evenly as 132 SMs allow (2 each, on 96 programs)
+    assert grid == (96, 1, 1) == (gluon_launch.persistent_programs(512, 768, config, 132, matrices=8), 1, 1)
+    assert args[3:] == (512, 768, 128, 8, config.group_m, config.num_stages, False, True, config.mma_regs, 4)
+    assert pingpong.waves_in_tiles(512, 768, config, 132, matrices=8) == 2

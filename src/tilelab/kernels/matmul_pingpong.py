@@ -32,29 +32,36 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma_wait,
 )
 
-from tilelab.kernels.gluon_loader import grouped_tile, load_partition
+from tilelab.kernels.gluon_loader import (
+    block_shape,
+    copy_out,
+    grouped_tile,
+    load_partition,
+    matrix_and_tile,
+    ring_layout,
+)
 
 
 @gluon.jit
-def store_tile(c_desc, c_smem, acc, off_m, off_n):
-    """Store the accumulator [BLOCK_M, BLOCK_N] as two halves, one after the other, through `c_smem`
-    ([BLOCK_M, BLOCK_N / 2], C's descriptor block), converted to C's dtype."""
+def store_tile(c_desc, c_smem, acc, matrix, off_m, off_n):
+    """Store the accumulator [BLOCK_M, BLOCK_N] into matrix `matrix` of C (`copy_out`) as two halves, one after
+    the other, through `c_smem` ([BLOCK_M, BLOCK_N / 2], C's block), converted to C's dtype."""
     BLOCK_M: gl.constexpr = acc.type.shape[0]
     BLOCK_N: gl.constexpr = acc.type.shape[1]
     left, right = gl.split(gl.permute(gl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1)))
     tma.store_wait(0)  # this group's previous store has left the buffer
     c_smem.store(left.to(c_desc.dtype))
     fence_async_shared()
-    tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
+    copy_out(c_desc, matrix, off_m, off_n, c_smem)
     tma.store_wait(0)
     c_smem.store(right.to(c_desc.dtype))
     fence_async_shared()
-    tma.async_copy_shared_to_global(c_desc, [off_m, off_n + BLOCK_N // 2], c_smem)
+    copy_out(c_desc, matrix, off_m, off_n + BLOCK_N // 2, c_smem)
 
 
 @gluon.jit
-def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, GROUP_M: gl.constexpr,
-                  B_K_MAJOR: gl.constexpr, TURN: gl.constexpr):
+def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, MATRICES, GROUP_M: gl.constexpr,
+                  B_K_MAJOR: gl.constexpr, BATCHED: gl.constexpr, TURN: gl.constexpr):
     """One warp group: the program's tiles TURN, TURN + 2, ...; its K loop on the shared ring, then the store."""
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     BLOCK_M: gl.constexpr = a_bufs.type.shape[1]
@@ -66,8 +73,9 @@ def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, 
     k_steps = gl.cdiv(K, BLOCK_K)
     programs = gl.num_programs(0)
     mine = TURN  # the program's tile count so far: this tile's ring positions start at mine * k_steps
-    for tile in range(gl.program_id(0) + TURN * programs, tiles, 2 * programs):
-        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    for tile in range(gl.program_id(0) + TURN * programs, MATRICES * tiles, 2 * programs):
+        matrix, within = matrix_and_tile(tile, tiles, BATCHED)
+        pid_m, pid_n = grouped_tile(within, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         step = mine * k_steps
         # Wait for the other group to reach the last K step of the program's previous tile: the ring is then
         # within a round of this tile's first step. (Arrival c on turns[g] ends group g's tile 2c + g.)
@@ -87,25 +95,27 @@ def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, 
         mbarrier.arrive(turns.index(TURN))  # the other group may start its next tile
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
         mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES))
-        store_tile(c_desc, c_smem, acc, pid_m * BLOCK_M, pid_n * BLOCK_N)
+        store_tile(c_desc, c_smem, acc, matrix, pid_m * BLOCK_M, pid_n * BLOCK_N)
         mine += 2
     tma.store_wait(0)
 
 
 @gluon.jit
-def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
-                           B_K_MAJOR: gl.constexpr, MMA_REGS: gl.constexpr, num_warps: gl.constexpr):
+def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, MATRICES, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
+                           B_K_MAJOR: gl.constexpr, BATCHED: gl.constexpr, MMA_REGS: gl.constexpr,
+                           num_warps: gl.constexpr):
     """C[M, N] = A[M, K] @ B[K, N] through descriptors of A ([BLOCK_M, BLOCK_K] blocks, stored [M, K]), B
     ([BLOCK_K, BLOCK_N] blocks of B stored [K, N], or [BLOCK_N, BLOCK_K] of B stored [N, K] with B_K_MAJOR) and
-    C ([BLOCK_M, BLOCK_N / 2] blocks). num_warps must be 4: one warp group per turn. MMA_REGS: the registers
-    each thread of the second group gets (the first gets what the loader warp and it leave)."""
-    BLOCK_M: gl.constexpr = a_desc.block_type.shape[0]
-    BLOCK_K: gl.constexpr = a_desc.block_type.shape[1]
-    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES, BLOCK_M, BLOCK_K], a_desc.layout)
-    b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES, b_desc.block_type.shape[0], b_desc.block_type.shape[1]],
-                                     b_desc.layout)
-    c_first = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
-    c_second = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
+    C ([BLOCK_M, BLOCK_N / 2] blocks). BATCHED: C holds MATRICES products (a 3-D descriptor), and an operand
+    with a 3-D descriptor a matrix for each (`copy_in`); MATRICES is 1 if not.
+    num_warps must be 4: one warp group per turn. MMA_REGS: the registers each thread of the second group gets
+    (the first gets what the loader warp and it leave)."""
+    a_block: gl.constexpr = block_shape(a_desc)
+    b_block: gl.constexpr = block_shape(b_desc)
+    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES, a_block[0], a_block[1]], ring_layout(a_desc))
+    b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES, b_block[0], b_block[1]], ring_layout(b_desc))
+    c_first = gl.allocate_shared_memory(c_desc.dtype, block_shape(c_desc), ring_layout(c_desc))
+    c_second = gl.allocate_shared_memory(c_desc.dtype, block_shape(c_desc), ring_layout(c_desc))
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
@@ -115,7 +125,10 @@ def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.constexp
     mbarrier.init(turns.index(0), count=1)
     mbarrier.init(turns.index(1), count=1)
     gl.warp_specialize([
-        (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_first, M, N, K, GROUP_M, B_K_MAJOR, 0)),
-        (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_second, M, N, K, GROUP_M, B_K_MAJOR, 1)),
-        (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M, B_K_MAJOR)),
+        (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_first, M, N, K, MATRICES, GROUP_M,
+                         B_K_MAJOR, BATCHED, 0)),
+        (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_second, M, N, K, MATRICES, GROUP_M,
+                         B_K_MAJOR, BATCHED, 1)),
+        (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, MATRICES, GROUP_M, B_K_MAJOR,
+                           BATCHED)),
     ], [4, 1], [MMA_REGS, 24])

@@ -143,5 +143,5 @@ def matmul_tf32_registers_kernel(a_desc, b_desc, c_desc, M, N, K, GROUP_M: gl.co
     gl.warp_specialize([
         (mma_partition, (a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, GROUP_M,
                          BLOCK_M, BLOCK_N, BLOCK_K, ROUND_B, num_warps)),
-        (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP_M, False)),
+        (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, 1, GROUP_M, False, False)),
     ], [1], [24])  # one loader warp with the fewest registers; the MMA warps get the rest

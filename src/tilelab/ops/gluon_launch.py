@@ -38,7 +38,9 @@ def shared_layout(block: list[int], dtype: torch.dtype):
 
 
 def describe(x: torch.Tensor, block: list[int]):
-    """A Gluon tensor descriptor of the 2-D `x` (unit stride along its last dimension) in `block` tiles.
+    """A Gluon tensor descriptor of `x` (unit stride along its rows) in `block` tiles: of the 2-D `x`, or of a
+    [batch, rows, cols] `x` in 3-D with [1, *block] blocks (one descriptor for the whole batch; a batch of one
+    matrix, or of one matrix broadcast, is described in 2-D).
 
     The row stride is the one `tilelab.ops.matmul.operand_layout` checked: a single row's stride means
     nothing (torch may give it any value), so TMA gets the row's own length padded to 16 bytes instead."""
@@ -46,27 +48,33 @@ def describe(x: torch.Tensor, block: list[int]):
 
     from tilelab.ops.matmul import operand_layout
 
-    layout = operand_layout(x.unsqueeze(0))
+    layout = operand_layout(x if x.dim() == 3 else x.unsqueeze(0))
     if not layout.row_major:  # the callers pass a transposed view's storage instead (matmul_pingpong.descriptors)
         raise ValueError(f"describe takes a view with a unit stride along its rows; got strides {x.stride()}")
-    return TensorDescriptor(x, list(x.shape), [layout.row_stride, 1], block, shared_layout(block, x.dtype))
+    if x.dim() == 3 and layout.batch_stride == 0:
+        x = x[0]
+    if x.dim() == 2:
+        return TensorDescriptor(x, list(x.shape), [layout.row_stride, 1], block, shared_layout(block, x.dtype))
+    return TensorDescriptor(x, list(x.shape), [layout.batch_stride, layout.row_stride, 1], [1, *block],
+                            shared_layout([1, *block], x.dtype))
 
 
 def stored_row_major(x: torch.Tensor) -> bool:
-    """Whether TMA reads the 2-D `x` as stored (unit stride along its last dimension) rather than transposed,
-    as `operand_layout` decides it (a dimension of extent 1 has no stride of its own)."""
+    """Whether TMA reads `x` ([rows, cols] or [batch, rows, cols]) as stored (unit stride along its last
+    dimension) rather than transposed, as `operand_layout` decides it (a dimension of extent 1 has no stride of
+    its own)."""
     from tilelab.ops.matmul import operand_layout
 
-    return operand_layout(x.unsqueeze(0)).row_major
+    return operand_layout(x if x.dim() == 3 else x.unsqueeze(0)).row_major
 
 
-def persistent_programs(m: int, n: int, config, sms: int) -> int:
-    """The grid of both Gluon kernels, persistent: config's tiles of C [m, n] shared evenly over at most one
-    program per SM (`balanced_programs`)."""
+def persistent_programs(m: int, n: int, config, sms: int, matrices: int = 1) -> int:
+    """The grid of both Gluon kernels, persistent: config's tiles of C [m, n] (of each of `matrices`) shared
+    evenly over at most one program per SM (`balanced_programs`)."""
     from tilelab.ops.matmul_hopper import balanced_programs
     from tilelab.tuning import tile_count
 
-    return balanced_programs(tile_count(m, n, config), sms)
+    return balanced_programs(matrices * tile_count(m, n, config), sms)
 
 
 def compile_without_gpu(kernel, descriptors: dict, scalars: dict, constexprs: dict, num_warps: int,

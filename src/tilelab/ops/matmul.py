@@ -269,7 +269,7 @@ def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, k: 
     from tilelab.ops import matmul_hopper, matmul_pingpong
 
     return (matmul_pingpong.unsupported_reason(a3, b3) is None
-            and matmul_pingpong.pays_off(m, n, k, matmul_hopper.device_sms(a3.device)))
+            and matmul_pingpong.pays_off(m, n, k, matmul_hopper.device_sms(a3.device), max(a3.shape[0], b3.shape[0])))
 
 
 def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
@@ -785,7 +785,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     elif plan.path == "pingpong":
         from tilelab.ops import matmul_hopper, matmul_pingpong
 
-        compiled, grid, args = matmul_pingpong.launch(p.a3[0], p.b3[0], c3[0], matmul_hopper.device_sms(c3.device))
+        compiled, grid, args = matmul_pingpong.launch(p.a3, p.b3, c3, matmul_hopper.device_sms(c3.device))
         tail_args = args[3:]
     elif plan.path == "splitk":
         from tilelab.ops import matmul_hopper
@@ -988,7 +988,8 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         config = matmul_pingpong.config_for(out_dtype or a.dtype)
         described["config"] = config.as_dict()
         described["host_descriptors"] = True
-        described["programs"] = gluon_launch.persistent_programs(p.m, p.n, config, matmul_hopper.device_sms(a.device))
+        described["programs"] = gluon_launch.persistent_programs(p.m, p.n, config, matmul_hopper.device_sms(a.device),
+                                                                 c_probe.shape[0])
     elif plan.config is None:
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
         known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k), config_type)

@@ -60,11 +60,12 @@ def config_for(out_dtype: torch.dtype) -> PingPongConfig:
 PINGPONG_MAX_K = 2048
 
 
-def waves_in_tiles(m: int, n: int, config, sms: int) -> int:
+def waves_in_tiles(m: int, n: int, config, sms: int, matrices: int = 1) -> int:
     """How long the busiest program of a persistent grid runs, counted in 128x128 tiles: its share of
-    `config`'s tiles over the persistent grid (`gluon_launch.persistent_programs`), each tile
-    block_m * block_n / 128^2 of them."""
-    per_program = ceil_div(tile_count(m, n, config), gluon_launch.persistent_programs(m, n, config, sms))
+    `config`'s tiles (of each of `matrices` C [m, n]) over the persistent grid
+    (`gluon_launch.persistent_programs`), each tile block_m * block_n / 128^2 of them."""
+    tiles = matrices * tile_count(m, n, config)
+    per_program = ceil_div(tiles, gluon_launch.persistent_programs(m, n, config, sms, matrices))
     return per_program * config.block_m * config.block_n // (128 * 128)
 
 
@@ -77,25 +78,23 @@ def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor) -> str | None:
     unavailable = gluon_launch.unavailable_reason(a3.device)
     if unavailable is not None:
         return unavailable
-    if max(a3.shape[0], b3.shape[0]) != 1:
-        return f"it computes one GEMM; got a batch of {max(a3.shape[0], b3.shape[0])}"
     a_layout = operand_layout(a3)
     if not (a_layout.tma_ok and a_layout.row_major):
-        return (f"a must be row-major (unit stride along its last dimension) with a 16-byte aligned data pointer "
-                f"and row stride; got shape {tuple(a3.shape[1:])} strides {a3.stride()[1:]}")
+        return (f"a must be row-major (unit stride along its last dimension) with a 16-byte aligned data pointer, "
+                f"row stride and batch stride; got shape {tuple(a3.shape)} strides {a3.stride()}")
     if not operand_layout(b3).tma_ok:
-        return (f"b must have a unit stride along one of its last two dimensions, a 16-byte aligned data pointer "
-                f"and a 16-byte aligned row stride; got shape {tuple(b3.shape[1:])} strides {b3.stride()[1:]}")
+        return (f"b must have a unit stride along one of its last two dimensions, a 16-byte aligned data pointer, "
+                f"row stride and batch stride; got shape {tuple(b3.shape)} strides {b3.stride()}")
     return None
 
 
-def pays_off(m: int, n: int, k: int, sms: int) -> bool:
+def pays_off(m: int, n: int, k: int, sms: int, matrices: int = 1) -> bool:
     """Whether `tilelab.matmul` takes this path where it would take the persistent kernel: a short K, or tiles
     that end sooner than the persistent kernel's default 128x256 ones (`waves_in_tiles`)."""
     from tilelab.ops.matmul_hopper import PERSISTENT_CANDIDATES
 
-    return k <= PINGPONG_MAX_K or (waves_in_tiles(m, n, DEFAULT_CONFIG, sms)
-                                   < waves_in_tiles(m, n, PERSISTENT_CANDIDATES[0], sms))
+    return k <= PINGPONG_MAX_K or (waves_in_tiles(m, n, DEFAULT_CONFIG, sms, matrices)
+                                   < waves_in_tiles(m, n, PERSISTENT_CANDIDATES[0], sms, matrices))
 
 
 def require_supported(a3: torch.Tensor, b3: torch.Tensor) -> None:
@@ -105,45 +104,50 @@ def require_supported(a3: torch.Tensor, b3: torch.Tensor) -> None:
                                       "to let tilelab choose.")
 
 
-def descriptors(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, config: PingPongConfig = DEFAULT_CONFIG):
-    """Gluon tensor descriptors of A [M, K] ([block_m, block_k] blocks), B ([block_k, block_n] blocks of a
-    row-major B; [block_n, block_k] of B stored [N, K], i.e. a `b2` whose rows are K's) and C [M, N]
-    ([block_m, block_n / 2]: the staging buffer)."""
-    b_k_major = not gluon_launch.stored_row_major(b2)
-    b_stored = b2.t() if b_k_major else b2
+def descriptors(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, config: PingPongConfig = DEFAULT_CONFIG):
+    """Gluon tensor descriptors of A [.., M, K] ([block_m, block_k] blocks), B ([block_k, block_n] blocks of a
+    row-major B; [block_n, block_k] of B stored [.., N, K], i.e. a `b` whose rows are K's) and C [.., M, N]
+    ([block_m, block_n / 2]: the staging buffer). 2-D views give 2-D descriptors; a [batch, rows, cols] view
+    of more than one matrix gives a 3-D one (`gluon_launch.describe`)."""
+    b_k_major = not gluon_launch.stored_row_major(b)
+    b_stored = b.transpose(-1, -2) if b_k_major else b
     b_block = [config.block_n, config.block_k] if b_k_major else [config.block_k, config.block_n]
-    return (gluon_launch.describe(a2, [config.block_m, config.block_k]), gluon_launch.describe(b_stored, b_block),
-            gluon_launch.describe(c2, [config.block_m, config.block_n // 2]))
+    return (gluon_launch.describe(a, [config.block_m, config.block_k]), gluon_launch.describe(b_stored, b_block),
+            gluon_launch.describe(c, [config.block_m, config.block_n // 2]))
 
 
-def launch(a2: torch.Tensor, b2: torch.Tensor, c2: torch.Tensor, sms: int, config: PingPongConfig | None = None):
-    """C = A @ B (2-D views, checked by `unsupported_reason`); returns (compiled, grid, arguments). `config`
-    defaults to `config_for` C's dtype."""
+def launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, sms: int, config: PingPongConfig | None = None):
+    """C = A @ B, of 2-D views or of [batch, rows, cols] ones (checked by `unsupported_reason`; C holds every
+    matrix of the product); returns (compiled, grid, arguments). `config` defaults to `config_for` C's dtype."""
     from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
 
-    config = config or config_for(c2.dtype)
-    (m, k), n = a2.shape, b2.shape[1]
-    grid = (gluon_launch.persistent_programs(m, n, config, sms), 1, 1)
-    args = (*descriptors(a2, b2, c2, config), m, n, k, config.group_m, config.num_stages,
-            not gluon_launch.stored_row_major(b2), config.mma_regs)
+    config = config or config_for(c.dtype)
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    matrices = c.shape[0] if c.dim() == 3 else 1
+    grid = (gluon_launch.persistent_programs(m, n, config, sms, matrices), 1, 1)
+    args = (*descriptors(a, b, c, config), m, n, k, matrices, config.group_m, config.num_stages,
+            not gluon_launch.stored_row_major(b), matrices > 1, config.mma_regs)
     # As in matmul_registers.launch: num_warps, a keyword here, is recorded last for replays.
     compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps)
     return compiled, grid, (*args, config.num_warps)
 
 
 def compile_for(target_arch: int = 90, dtype: torch.dtype = torch.float16, b_k_major: bool = False,
-                out_dtype: torch.dtype | None = None):
+                out_dtype: torch.dtype | None = None, batch: int = 1):
     """Compile the kernel for `sm_<target_arch>` without a GPU, as a launch on aligned 4096-wide operands would
-    specialize it (C in `out_dtype`, default `dtype`); returns Triton's CompiledKernel."""
+    specialize it (C in `out_dtype`, default `dtype`; `batch` > 1: that many matrices of each operand, described
+    in 3-D); returns Triton's CompiledKernel."""
     from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
 
     out_dtype = out_dtype or dtype
     config = config_for(out_dtype)
-    a, c = torch.empty(4096, 4096, dtype=dtype), torch.empty(4096, 4096, dtype=out_dtype)
-    b = torch.empty(4096, 4096, dtype=dtype)
+    size = 4096 if batch == 1 else 512
+    a, c = torch.empty(batch, size, size, dtype=dtype), torch.empty(batch, size, size, dtype=out_dtype)
+    b = torch.empty(batch, size, size, dtype=dtype)
     names = ("a_desc", "b_desc", "c_desc")
     return gluon_launch.compile_without_gpu(
-        matmul_pingpong_kernel, dict(zip(names, descriptors(a, b.t() if b_k_major else b, c, config), strict=True)),
-        {"M": "i32", "N": "i32", "K": "i32"},
-        {"GROUP_M": config.group_m, "STAGES": config.num_stages, "B_K_MAJOR": b_k_major,
+        matmul_pingpong_kernel,
+        dict(zip(names, descriptors(a, b.transpose(1, 2) if b_k_major else b, c, config), strict=True)),
+        {"M": "i32", "N": "i32", "K": "i32", "MATRICES": "i32"},
+        {"GROUP_M": config.group_m, "STAGES": config.num_stages, "B_K_MAJOR": b_k_major, "BATCHED": batch > 1,
          "MMA_REGS": config.mma_regs, "num_warps": config.num_warps}, config.num_warps, target_arch)
