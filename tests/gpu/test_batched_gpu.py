@@ -109,3 +109,24 @@ def test_batched_gradients(rng):
     a64, b64, g64 = (x.detach().double() for x in (a, b, grad))
     assert relative_error(a.grad, g64 @ b64.transpose(1, 2)) < tolerance(torch.bfloat16)
     assert relative_error(b.grad, a64.transpose(1, 2) @ g64) < tolerance(torch.bfloat16)
+
+
+@pytest.mark.usefixtures("poisoned_outputs")
+@pytest.mark.parametrize("batch,m,n,k,expected", [
+    (8, 1024, 1024, 512, "pingpong"),  # rows on sectors, 512 tiles
+    (16, 1000, 1000, 1000, "persistent"),  # rows off sectors
+    (2, 1024, 1024, 1024, "descriptor"),  # 128 tiles of 128x128: one per SM
+])
+def test_default_path_of_a_batch(batch, m, n, k, expected, rng):
+    from tilelab.ops import gluon_launch, matmul_pingpong
+
+    sms = matmul_hopper.device_sms(torch.device("cuda"))
+    if sms != 132:
+        pytest.skip("the choices measured on the H200's 132 SMs")
+    a = randn((batch, m, k), torch.bfloat16, "cuda", rng)
+    b = randn((batch, k, n), torch.bfloat16, "cuda", rng)
+    plan = matmul_op.describe_plan(a, b)
+    assert plan["path"] == expected
+    if expected == "pingpong":
+        assert plan["programs"] == gluon_launch.persistent_programs(m, n, matmul_pingpong.DEFAULT_CONFIG, sms, batch)
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label=f"default {batch}x{m}x{n}x{k}")

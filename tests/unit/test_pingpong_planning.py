@@ -101,8 +101,27 @@ def test_plan_keeps_the_persistent_kernel_for_what_pingpong_cannot_take(on_hoppe
     a3 = torch.empty(1, 1024, 8192, dtype=torch.float16).mT  # A stored [K, M]
     b3 = torch.empty(1, 1024, 8192, dtype=torch.float16)
     assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == "persistent"
-    a3, b3 = torch.empty(2, 4096, 1024, dtype=torch.float16), torch.empty(2, 1024, 4096, dtype=torch.float16)
-    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == "persistent"  # a batch
+
+
+@pytest.mark.parametrize("batch,m,n,k,expected", [
+    (8, 4096, 4096, 1024, "pingpong"),  # 1.06x torch against the persistent kernel's 0.94x (call WWWW)
+    (4, 4096, 4096, 4096, "pingpong"),  # 0.97x against 0.93x
+    (2, 2048, 2048, 8192, "persistent"),  # a long K: 1.00x against 0.97x (call XXXX)
+    (256, 128, 128, 128, "pingpong"),  # 256 tiles, 2 per program: 0.94x against one program per tile's 0.90x
+    (128, 128, 128, 128, "descriptor"),  # 128 tiles, one per SM: 1.02x against 0.93x
+    (2, 1024, 1024, 1024, "descriptor"),  # 128 tiles: 1.01x against 0.95x (persistent 0.95x)
+    (16, 1000, 1000, 1000, "persistent"),  # rows off sectors: 0.88x against 0.66x
+    (8, 1024, 1000, 1024, "persistent"),  # B's rows off sectors: 0.92x against 0.83x
+    (8, 1024, 1024, 1000, "persistent"),  # A's: 0.95x against 0.92x
+    (64, 128, 128, 64, "descriptor"),  # below BATCH_PINGPONG_MIN_WORK
+])
+def test_plan_of_a_batch(on_hopper, batch, m, n, k, expected):
+    a3, b3 = torch.empty(batch, m, k, dtype=torch.float16), torch.empty(batch, k, n, dtype=torch.float16)
+    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == expected
+    b_nk = torch.empty(batch, n, k, dtype=torch.float16).mT  # B stored [N, K], as attention's K^T
+    if n == 1000 and k % 64 == 0:
+        expected = "pingpong"  # B's stored rows are K's: 2048 bytes, on sectors
+    assert matmul_op.plan_matmul(a3, b_nk, None, "tf32", None).path == expected
 
 
 def test_forced_pingpong_path(on_hopper):
@@ -205,7 +224,7 @@ def test_a_batch_launches_one_list_of_tiles(monkeypatch):
     c = torch.empty(8, 512, 768, dtype=torch.float16)
     config = pingpong.DEFAULT_CONFIG
     _, grid, args = pingpong.launch(a, b, c, sms=132)
-    # 8 matrices of 4 x 6 tiles: 192 tiles as evenly as 132 SMs allow (2 each, on 96 programs)
-    assert grid == (96, 1, 1) == (gluon_launch.persistent_programs(512, 768, config, 132, matrices=8), 1, 1)
+    # 8 matrices of 4 x 6 tiles: 192 tiles on every SM (96 programs of 2 would leave too many SMs idle)
+    assert grid == (132, 1, 1) == (gluon_launch.persistent_programs(512, 768, config, 132, matrices=8), 1, 1)
     assert args[3:] == (512, 768, 128, 8, config.group_m, config.num_stages, False, True, config.mma_regs, 4)
     assert pingpong.waves_in_tiles(512, 768, config, 132, matrices=8) == 2

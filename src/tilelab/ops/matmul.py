@@ -123,6 +123,7 @@ def _needs_64bit_offsets(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, bat
 HOST_DESCRIPTOR_MIN_WORK = 2**29
 PERSISTENT_MIN_WORK = 2**34
 BATCH_PERSISTENT_MIN_WORK = 2**30  # fp16/bf16 batches (`_persistent_pays_off`)
+BATCH_PINGPONG_MIN_WORK = 2**29  # fp16/bf16 batches (`_pingpong_by_default`)
 
 
 def rows_on_sectors(x3: torch.Tensor, layout: OperandLayout) -> bool:
@@ -146,21 +147,31 @@ def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLa
     torch: 3000^3 0.65x -> 0.69x, 5000^3 0.73x -> 0.77x, 2600^3 0.75x -> 0.78x (A's and B's rows off sectors),
     4096x3000x4096 0.91x -> 0.92x (B's); but 4096x4096x3000, where only A's rows are off, 1.00x -> 0.96x.
 
-    An fp16/bf16 batch takes it from BATCH_PERSISTENT_MIN_WORK, rows off sectors or not: one program per tile
-    measured slower at every fp16 batch of call UUUU, most where tiles are short-lived (kernel-bench bmm/bmm_nt,
-    descriptor against persistent: 64x512x512x64 0.73x/1.00x, 32x1024x1024x128 0.63-0.65x/0.94-0.96x,
-    64x512^3 0.81x/1.01x, 16x1000^3 0.77-0.80x/0.85x), except 32x1024x128x1024 (0.98x/0.97x).
+    An fp16/bf16 batch takes it from BATCH_PERSISTENT_MIN_WORK, rows off sectors or not, when it has more tiles
+    than the GPU has SMs (`_batch_outnumbers_the_sms`). One program per tile measured slower at every fp16 batch
+    of call UUUU, most where tiles are short-lived (kernel-bench bmm/bmm_nt, descriptor against persistent:
+    64x512x512x64 0.73x/1.00x, 32x1024x1024x128 0.63-0.65x/0.94-0.96x, 64x512^3 0.81x/1.01x, 16x1000^3
+    0.77-0.80x/0.85x), except 32x1024x128x1024 (0.98x/0.97x); and faster where a tile per SM is all there is
+    (call XXXX: 2x1024^3, 128 tiles of 128x128, 1.01x/0.95x). Most batches now take the pingpong kernel first
+    (`_pingpong_by_default`).
     """
     if env.interpreting():
         return False
     work = batch * m * n * k
     if a3.element_size() <= 2 and batch > 1:
-        return work >= BATCH_PERSISTENT_MIN_WORK
+        return work >= BATCH_PERSISTENT_MIN_WORK and _batch_outnumbers_the_sms(a3, batch, m, n)
     if work < PERSISTENT_MIN_WORK:
         return False
     if a3.element_size() <= 2:
         return rows_on_sectors(b3, b_layout)
     return precision == "tf32"
+
+
+def _batch_outnumbers_the_sms(a3: torch.Tensor, batch: int, m: int, n: int) -> bool:
+    """More 128x128 tiles in the whole batch than SMs: a program that stays on its SM gets more than one."""
+    from tilelab.ops import matmul_hopper
+
+    return batch * ceil_div(m, 128) * ceil_div(n, 128) > matmul_hopper.device_sms(a3.device)
 
 
 def _descriptor_pays_off(device: torch.device, batch: int, m: int, n: int, k: int) -> bool:
@@ -262,14 +273,28 @@ def _registers_by_default(a3: torch.Tensor, b3: torch.Tensor, precision: str) ->
             and matmul_registers.pays_off(m, n, k, matmul_hopper.device_sms(a3.device)))
 
 
-def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, k: int) -> bool:
-    """Whether a problem that would take the persistent kernel takes the ping-pong kernel instead: where it
-    measured faster (`matmul_pingpong.pays_off`: a short K, or a better-filled last wave), with operands it can
-    take."""
+def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLayout, b_layout: OperandLayout,
+                         precision: str, batch: int, m: int, n: int, k: int) -> bool:
+    """Whether a TMA-usable problem takes the ping-pong kernel by default, where it measured faster
+    (`matmul_pingpong.pays_off`), with operands it can take:
+
+    - one GEMM, only where the persistent kernel would run (`_persistent_pays_off`);
+    - a batch from BATCH_PINGPONG_MIN_WORK, with A's and B's rows on 32-byte sectors (`rows_on_sectors`).
+      kernel-bench against torch.matmul, the pingpong kernel against the best other path (calls WWWW, XXXX):
+      with rows on sectors it led at every batch of the default sweeps and at 256x128^3 (0.94-0.96x against
+      0.90x), 32x512x512x64 with B [N, K] (1.02x against 0.91x); with rows off sectors it trailed the
+      persistent kernel: 16x1000^3 0.64-0.66x against 0.85-0.88x, 8x1024x1000x1024 0.83x against 0.92x.
+    """
     from tilelab.ops import matmul_hopper, matmul_pingpong
 
+    if batch == 1:
+        if not _persistent_pays_off(a3, b3, b_layout, precision, batch, m, n, k):
+            return False
+    elif batch * m * n * k < BATCH_PINGPONG_MIN_WORK or not (rows_on_sectors(a3, a_layout)
+                                                              and rows_on_sectors(b3, b_layout)):
+        return False
     return (matmul_pingpong.unsupported_reason(a3, b3) is None
-            and matmul_pingpong.pays_off(m, n, k, matmul_hopper.device_sms(a3.device), max(a3.shape[0], b3.shape[0])))
+            and matmul_pingpong.pays_off(m, n, k, matmul_hopper.device_sms(a3.device), batch))
 
 
 def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
@@ -301,8 +326,10 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         path = "pointer"
         if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
-            if config is None and _persistent_pays_off(a3, b3, b_layout, precision, batch, m, n, k):
-                path = "pingpong" if _pingpong_by_default(a3, b3, m, n, k) else "persistent"
+            if config is None and _pingpong_by_default(a3, b3, a_layout, b_layout, precision, batch, m, n, k):
+                path = "pingpong"
+            elif config is None and _persistent_pays_off(a3, b3, b_layout, precision, batch, m, n, k):
+                path = "persistent"
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
         raise contracts.AlignmentError(

@@ -59,6 +59,14 @@ def config_for(out_dtype: torch.dtype) -> PingPongConfig:
 #   K = 8192:  8192x8192 1.00x / 1.03x;   K = 11008: 4096x4096 0.96x / 1.00x
 PINGPONG_MAX_K = 2048
 
+# A batch, kernel-bench against torch.matmul, this kernel / the persistent kernel (calls WWWW, XXXX; fp16, bf16
+# where both ran): K = 4096 4x4096^3 0.97x / 0.93x and 1.04x / 1.00x, 2x4096^3 1.03x / 1.01x; K = 8192
+# 2x2048x2048x8192 0.97x / 1.00x. Below K = 4096 it led at every batch whose tiles outnumber the SMs (K = 64 to
+# 2048, 0.94-1.09x). Where they do not, one program per tile led: 2x1024^3 (128 tiles of 128x128) 1.01x against
+# 0.95x, 4x512^3 1.03x against 0.84x, 128x128^3 1.02x against 0.93x. With one tile per program, the second warp
+# group has nothing to do.
+BATCH_PINGPONG_MAX_K = 4096
+
 
 def waves_in_tiles(m: int, n: int, config, sms: int, matrices: int = 1) -> int:
     """How long the busiest program of a persistent grid runs, counted in 128x128 tiles: its share of
@@ -89,12 +97,15 @@ def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor) -> str | None:
 
 
 def pays_off(m: int, n: int, k: int, sms: int, matrices: int = 1) -> bool:
-    """Whether `tilelab.matmul` takes this path where it would take the persistent kernel: a short K, or tiles
-    that end sooner than the persistent kernel's default 128x256 ones (`waves_in_tiles`)."""
+    """Whether `tilelab.matmul` takes this path: for one GEMM, where it would take the persistent kernel, a short
+    K or tiles that end sooner than the persistent kernel's default 128x256 ones (`waves_in_tiles`); for a batch
+    of `matrices`, K up to BATCH_PINGPONG_MAX_K and a tile for each warp group of the busiest program."""
     from tilelab.ops.matmul_hopper import PERSISTENT_CANDIDATES
 
-    return k <= PINGPONG_MAX_K or (waves_in_tiles(m, n, DEFAULT_CONFIG, sms, matrices)
-                                   < waves_in_tiles(m, n, PERSISTENT_CANDIDATES[0], sms, matrices))
+    if matrices > 1:
+        return k <= BATCH_PINGPONG_MAX_K and waves_in_tiles(m, n, DEFAULT_CONFIG, sms, matrices) >= 2
+    return k <= PINGPONG_MAX_K or (waves_in_tiles(m, n, DEFAULT_CONFIG, sms)
+                                   < waves_in_tiles(m, n, PERSISTENT_CANDIDATES[0], sms))
 
 
 def require_supported(a3: torch.Tensor, b3: torch.Tensor) -> None:
