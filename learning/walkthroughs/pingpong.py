@@ -60,5 +60,16 @@ def build() -> Script:
         s.ask(question.format(m, n, k), f"{ours} against {theirs}: {choice}")
     s.say("\nOn the H200 (docs/PERFORMANCE.md, twelfth session): 8192x8192x1024 fp16 1.05-1.07x torch (0.99x")
     s.say("before), 4096x11008x4096 1.05-1.10x (1.02-1.03x); 4096^3 stays on the persistent kernel (1.00x against")
-    s.say("0.99x). See what the compiler made: kernel-inspect --path pingpong --target sm_90.")
+    s.say("0.99x).\n")
+
+    s.say("A batch is one list of tiles, matrix after matrix, shared out over the same grid; its operands are")
+    s.say("described once in 3-D and each copy names its matrix (kernels/gluon_loader.py, copy_in). Two warp")
+    s.say("groups need two tiles per program, so for a batch pays_off asks for a share of at least 2.")
+    for batch, m, n, k in ((256, 128, 128, 128), (2, 1024, 1024, 1024)):
+        share = matmul_pingpong.waves_in_tiles(m, n, mine, SMS, batch)
+        choice = "pingpong" if matmul_pingpong.pays_off(m, n, k, SMS, batch) else "not pingpong"
+        s.ask(f"{batch}x{m}x{n}x{k}: the busiest program's share of 128x128 tiles, and the choice",
+              f"{share}: {choice}")
+    s.say("Measured (fourteenth session): 256x128^3 0.94-0.96x torch against 0.90x on one program per tile;")
+    s.say("2x1024^3 0.95x against 1.01x. See what the compiler made: kernel-inspect --path pingpong --target sm_90.")
     return s
