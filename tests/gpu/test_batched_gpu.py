@@ -130,3 +130,18 @@ def test_default_path_of_a_batch(batch, m, n, k, expected, rng):
     if expected == "pingpong":
         assert plan["programs"] == gluon_launch.persistent_programs(m, n, matmul_pingpong.DEFAULT_CONFIG, sms, batch)
     assert_matches_reference(tilelab.matmul(a, b), a, b, label=f"default {batch}x{m}x{n}x{k}")
+
+
+@pytest.mark.usefixtures("poisoned_outputs")
+@pytest.mark.parametrize("path", ["descriptor", "persistent", "pingpong"])
+def test_matrices_past_int32_offsets(path, rng):
+    """A's last matrix starts 2**31 elements in (5.4 GB of fp16): a 3-D descriptor's batch coordinate must
+    reach it, where a 32-bit element offset would wrap to the first matrices."""
+    batch, m, n, k = 5, 2**18, 64, 2048  # each matrix of A is 2**29 elements
+    a = torch.empty((batch, m, k), dtype=torch.float16, device="cuda")
+    a.normal_()
+    b = randn((batch, k, n), torch.float16, "cuda", rng)
+    out = tilelab.matmul(a, b, path=path)
+    tail = slice(m - 300, m)
+    assert_matches_reference(out[-1, tail], a[-1, tail], b[-1], label=f"{path}: the matrix past 2**31 elements")
+    del a
