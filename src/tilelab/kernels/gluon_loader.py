@@ -33,7 +33,7 @@ def grouped_tile(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP
 @gluon.jit
 def matrix_and_tile(tile, tiles, BATCHED: gl.constexpr):
     """A tile of the batch's list -> (its matrix, its index within that matrix's `tiles`). One GEMM keeps the
-    index as it is, and compiles to the same instructions as before batches shared the loop."""
+    index as it is: no division."""
     if BATCHED:
         return tile // tiles, tile % tiles
     else:
