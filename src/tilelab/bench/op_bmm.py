@@ -75,7 +75,7 @@ def _batched_op(name, default_shapes, inputs, description):
         reference=op_matmul.reference,  # torch.matmul in float64 on the inputs' device: batches included
         flops=flops,
         bytes_moved=bytes_moved,
-        # registers and pingpong compute one GEMM: on a batch they report `unsupported` with that reason.
+        # registers computes one GEMM: on a batch it reports `unsupported` with that reason.
         variants=op_matmul.variants,
         tolerance=op_matmul.tolerance,
         metric="tflops",
