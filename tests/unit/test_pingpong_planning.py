@@ -155,16 +155,22 @@ def test_grid_is_the_even_persistent_grid():
     assert gluon_launch.persistent_programs(256, 128, config, 132) == 2
 
 
-def test_launch_records_every_parameter_for_replays(monkeypatch):
+@pytest.fixture
+def launches(monkeypatch) -> list:
+    """The kernel's launches, recorded instead of run: (grid, arguments, keywords) each."""
     import tilelab.kernels.matmul_pingpong as kernels
 
-    launches = []
+    recorded = []
 
     class Recorder:
         def __getitem__(self, grid):
-            return lambda *args, **kwargs: launches.append((grid, args, kwargs)) or "compiled"
+            return lambda *args, **kwargs: recorded.append((grid, args, kwargs)) or "compiled"
 
     monkeypatch.setattr(kernels, "matmul_pingpong_kernel", Recorder())
+    return recorded
+
+
+def test_launch_records_every_parameter_for_replays(launches):
     a, c = torch.empty(1000, 64, dtype=torch.float16), torch.empty(1000, 256, dtype=torch.float16)
     b = torch.empty(256, 64, dtype=torch.float16).t()
     config = pingpong.DEFAULT_CONFIG
@@ -210,20 +216,13 @@ def test_a_batch_is_described_once_in_three_dimensions():
     assert pingpong.descriptors(shared_a, b_stored.mT, c)[0].shape == [1000, 256]
 
 
-def test_a_batch_launches_one_list_of_tiles(monkeypatch):
-    import tilelab.kernels.matmul_pingpong as kernels
-
-    launches = []
-
-    class Recorder:
-        def __getitem__(self, grid):
-            return lambda *args, **kwargs: launches.append((grid, args, kwargs)) or "compiled"
-
-    monkeypatch.setattr(kernels, "matmul_pingpong_kernel", Recorder())
+def test_a_batch_launches_one_list_of_tiles(launches):
     a, b = torch.empty(8, 512, 128, dtype=torch.float16), torch.empty(8, 128, 768, dtype=torch.float16)
     c = torch.empty(8, 512, 768, dtype=torch.float16)
     config = pingpong.DEFAULT_CONFIG
     _, grid, args = pingpong.launch(a, b, c, sms=132)
+    ((launch_grid, launch_args, _),) = launches
+    assert launch_grid == grid and launch_args == args[:-1]  # num_warps travels as a keyword
     # 8 matrices of 4 x 6 tiles: 192 tiles on every SM (96 programs of 2 would leave too many SMs idle)
     assert grid == (132, 1, 1) == (gluon_launch.persistent_programs(512, 768, config, 132, matrices=8), 1, 1)
     assert args[3:] == (512, 768, 128, 8, config.group_m, config.num_stages, False, True, config.mma_regs, 4)
