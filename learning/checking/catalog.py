@@ -69,6 +69,9 @@ EXERCISES = [
     Exercise("turns", "I6", "python", "two warp groups taking turns: ring positions, parity waits and when it pays",
              ("ring_position", "stage_and_parity", "wait_returns", "wait_is_right", "waves_in_tiles",
               "pingpong_pays_off")),
+    Exercise("batches", "I7", "triton", "a batch as one list of tiles: grids for the SMs and a batched kernel",
+             ("matrix_and_tile", "programs_per_matrix_grid", "per_matrix_grid_time", "busiest_share", "bmm_kernel",
+              "launch_bmm")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -39,6 +39,20 @@ HINTS = {
         " sms) of them, each block_m * block_n / 128^2 tiles of 128x128.",
         "pingpong_pays_off: k <= max_k, or waves_in_tiles with 128x128 tiles strictly less than with 128x256.",
     ],
+    "batches": [
+        "matrix_and_tile: with 6 tiles per matrix, tiles 0-5 are matrix 0's and tiles 6-11 matrix 1's: tile 7 is"
+        " (7 // 6, 7 % 6) = (1, 1).",
+        "programs_per_matrix_grid: 8 matrices on 132 SMs: ceil(132 / 8) = 17 programs each, 8 x 17 = 136 in all.",
+        "per_matrix_grid_time: 512 tiles over a matrix's 17 programs: the busiest takes ceil(512 / 17) = 31. The"
+        " 136 programs start in ceil(136 / 132) = 2 rounds, so 2 x 31 = 62. Cap the programs at the tiles first.",
+        "busiest_share: one list of 8 x 512 = 4096 tiles over min(132, 4096) programs: ceil(4096 / 132) = 32.",
+        "bmm_kernel: tiles_per_matrix = tl.cdiv(M, BLOCK_M) * tiles_n, with tiles_n = tl.cdiv(N, BLOCK_N); matrix ="
+        " pid // tiles_per_matrix; within = pid % tiles_per_matrix is tile (within // tiles_n, within % tiles_n).",
+        "Move each pointer to its matrix: a_ptr += matrix * stride_ab, and likewise B with stride_bb and C with"
+        " stride_cb. A shared B has stride_bb = 0: every matrix then reads the same B.",
+        "launch_bmm: grid = (batch * triton.cdiv(M, block_m) * triton.cdiv(N, block_n),), with batch = c.shape[0];"
+        " pass a.stride(0), a.stride(1), a.stride(2), then B's three and C's three.",
+    ],
     "strides": [
         "Row-major: the last dimension moves by 1; each earlier one moves by the product of all later sizes.",
         "The storage position of index (i, j) is offset + i*strides[0] + j*strides[1].",

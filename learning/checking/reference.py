@@ -161,3 +161,26 @@ def waves_in_tiles(m: int, n: int, block_m: int, block_n: int, sms: int) -> int:
 
 def pingpong_pays_off(m: int, n: int, k: int, sms: int, max_k: int = PINGPONG_MAX_K) -> bool:
     return k <= max_k or waves_in_tiles(m, n, *PINGPONG_TILE, sms) < waves_in_tiles(m, n, *PERSISTENT_TILE, sms)
+
+
+# Exercise 16 (workshop I7): a batch of products as one list of tiles.
+# tests/learning/test_learning_reference.py keeps busiest_share equal to the share the library's persistent grids
+# give the busiest program (tilelab.ops.matmul_pingpong.waves_in_tiles on its 128x128 tiles).
+
+
+def matrix_and_tile(tile: int, tiles_per_matrix: int) -> tuple[int, int]:
+    return tile // tiles_per_matrix, tile % tiles_per_matrix
+
+
+def programs_per_matrix_grid(batch: int, sms: int) -> int:
+    return batch * cdiv(sms, batch)
+
+
+def per_matrix_grid_time(batch: int, tiles_per_matrix: int, sms: int) -> int:
+    programs = min(cdiv(sms, batch), tiles_per_matrix)
+    return cdiv(batch * programs, sms) * cdiv(tiles_per_matrix, programs)
+
+
+def busiest_share(batch: int, tiles_per_matrix: int, sms: int) -> int:
+    tiles = batch * tiles_per_matrix
+    return cdiv(tiles, min(sms, tiles))

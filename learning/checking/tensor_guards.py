@@ -7,6 +7,10 @@ an element nobody wrote is visible) and everything around it holds GUARD. After 
 kernel runs, any guard cell that changed is a stray store; its position tells which
 program and lane wrote it. Inputs sit in NaN-filled buffers, so an unmasked load
 that reads past an edge drags a NaN into the result.
+
+A batch ([batch, rows, cols]) gets the same band around every matrix, and `spare` whole
+matrices of guard (or of NaN, for an input) after the last one: a program that picks a
+matrix past the batch, or moves a pointer by another operand's batch stride, lands there.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ POISON_BITS = 0x7FC0DEAD
 
 
 class GuardedOutput:
-    def __init__(self, shape: tuple[int, ...], dtype, device, pad: int):
+    def __init__(self, shape: tuple[int, ...], dtype, device, pad: int, spare: int = 1):
         self.shape = tuple(shape)
         self.pad = pad
         if len(shape) == 1:
@@ -33,8 +37,13 @@ class GuardedOutput:
             rows, cols = shape
             self.storage = torch.full((pad + rows + pad, cols + pad), GUARD, dtype=dtype, device=device)
             self.view = self.storage[pad:pad + rows, :cols]
+        elif len(shape) == 3:
+            batch, rows, cols = shape
+            self.storage = torch.full((batch + max(1, spare), pad + rows + pad, cols + pad), GUARD, dtype=dtype,
+                                      device=device)
+            self.view = self.storage[:batch, pad:pad + rows, :cols]
         else:
-            raise ValueError("guarded outputs are 1-D or 2-D")
+            raise ValueError("guarded outputs are 1-D, 2-D or 3-D")
         if dtype != torch.float32:
             raise ValueError("guarded outputs are float32, so the poison bit pattern fits")
         self.view.view(torch.int32).fill_(POISON_BITS)
@@ -44,9 +53,12 @@ class GuardedOutput:
         changed = self.storage.detach().cpu() != GUARD
         if len(self.shape) == 1:
             changed[self.pad:self.pad + self.shape[0]] = False
-        else:
+        elif len(self.shape) == 2:
             rows, cols = self.shape
             changed[self.pad:self.pad + rows, :cols] = False
+        else:
+            batch, rows, cols = self.shape
+            changed[:batch, self.pad:self.pad + rows, :cols] = False
         positions = changed.nonzero().tolist()[:limit]
         cpu = self.storage.detach().cpu()
         found = []
@@ -54,8 +66,10 @@ class GuardedOutput:
             value = float(cpu[tuple(pos)])
             if len(self.shape) == 1:
                 found.append(((pos[0] - self.pad,), value))
-            else:
+            elif len(self.shape) == 2:
                 found.append(((pos[0] - self.pad, pos[1]), value))
+            else:  # (matrix, row, column); rows of the band above a matrix are negative
+                found.append(((pos[0], pos[1] - self.pad, pos[2]), value))
         return found
 
     def unwritten_mask(self) -> torch.Tensor:
@@ -69,15 +83,21 @@ class GuardedOutput:
         return self.view.detach().cpu().clone()
 
 
-def padded_input(values: torch.Tensor, pad: int) -> torch.Tensor:
-    """Copy values into a NaN-filled buffer with `pad` spare elements (or rows and columns) after it."""
+def padded_input(values: torch.Tensor, pad: int, spare: int = 1) -> torch.Tensor:
+    """Copy values into a NaN-filled buffer with `pad` spare elements (or rows and columns) after it; a batch
+    ([batch, rows, cols]) with `pad` rows and columns after each matrix and `spare` NaN matrices after the last."""
     if values.dim() == 1:
         storage = torch.full((values.shape[0] + pad,), math.nan, dtype=values.dtype, device=values.device)
         view = storage[:values.shape[0]]
-    else:
+    elif values.dim() == 2:
         rows, cols = values.shape
         storage = torch.full((rows + pad, cols + pad), math.nan, dtype=values.dtype, device=values.device)
         view = storage[:rows, :cols]
+    else:
+        batch, rows, cols = values.shape
+        storage = torch.full((batch + max(1, spare), rows + pad, cols + pad), math.nan, dtype=values.dtype,
+                             device=values.device)
+        view = storage[:batch, :rows, :cols]
     view.copy_(values)
     return view
 

@@ -58,3 +58,21 @@ def test_tensor_guards_find_a_stray_store():
     out.storage[2 + 1, 4] = 5.0  # row 1, column 4: just right of the view
     assert out.stray_stores() == [((1, 4), 5.0)]
     assert out.unwritten() == []
+
+
+def test_tensor_guards_find_a_stray_store_in_a_batch():
+    torch = pytest.importorskip("torch")
+    from learning.checking.tensor_guards import GuardedOutput, padded_input
+
+    out = GuardedOutput((2, 3, 4), torch.float32, "cpu", pad=2, spare=2)
+    assert out.storage.shape == (4, 7, 6) and out.view.stride() == (42, 6, 1)
+    out.view[:, :, :] = 1.0
+    out.storage[1, 2 + 3, 0] = 5.0  # matrix 1, row 3: just below the matrix
+    out.storage[3, 2, 1] = 6.0  # a spare matrix: past the batch
+    assert out.stray_stores() == [((1, 3, 0), 5.0), ((3, 0, 1), 6.0)]
+    assert out.unwritten() == []
+    out.view[1, 2, 3].view(torch.int32).fill_(0x7FC0DEAD)
+    assert out.unwritten() == [(1, 2, 3)]
+    a = padded_input(torch.ones(2, 3, 4), pad=1, spare=3)
+    assert a.shape == (2, 3, 4) and a.stride() == (20, 5, 1)
+    assert a.untyped_storage().nbytes() == 5 * 4 * 5 * 4 and torch.isnan(a.as_strided((1,), (1,), 80)).all()

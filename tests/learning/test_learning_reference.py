@@ -64,3 +64,31 @@ def test_the_pingpong_rule_is_the_library_s():
             for config, tile in ((pingpong, ref.PINGPONG_TILE), (persistent, ref.PERSISTENT_TILE)):
                 assert ref.waves_in_tiles(m, n, *tile, sms) == matmul_pingpong.waves_in_tiles(m, n, config, sms)
             assert ref.pingpong_pays_off(m, n, k, sms) == matmul_pingpong.pays_off(m, n, k, sms), (m, n, k, sms)
+
+
+def test_one_list_of_tiles_is_the_library_s():
+    """Exercise 16's busiest_share is the share of the busiest program in the library's persistent grids for a
+    batch: the persistent kernel's (`persistent_grid`, host-built descriptors) and the Gluon kernels'
+    (`matmul_pingpong.waves_in_tiles` on its 128x128 tiles, which the batch rule compares with 2)."""
+    from tilelab.ops import matmul_hopper, matmul_pingpong
+    from tilelab.tuning import tile_count
+
+    persistent = matmul_hopper.PERSISTENT_CANDIDATES[0]
+    assert matmul_hopper.persistent_host_descriptors(persistent)
+    pingpong = matmul_pingpong.DEFAULT_CONFIG
+    assert ref.PINGPONG_TILE == (128, 128)
+    rng = random.Random(16)
+    for _ in range(3000):
+        m, n, sms = rng.choice(SIDES), rng.choice(SIDES), rng.choice(SMS)
+        batch = rng.choice([1, 2, 3, 4, 8, 12, 16, 32, 64, 128, 256, rng.randint(1, 500)])
+        tiles = tile_count(m, n, persistent)
+        programs, axis_1 = matmul_hopper.persistent_grid(tiles, batch, sms, persistent)
+        assert axis_1 == 1 and programs <= sms
+        assert ref.busiest_share(batch, tiles, sms) == ref.cdiv(batch * tiles, programs), (batch, m, n, sms)
+        assert ref.busiest_share(batch, ref.tile_count(m, n, *ref.PINGPONG_TILE), sms) == (
+            matmul_pingpong.waves_in_tiles(m, n, pingpong, sms, batch)), (batch, m, n, sms)
+    # The workshop's numbers.
+    assert ref.programs_per_matrix_grid(8, ref.H200_SMS) == 136
+    assert ref.per_matrix_grid_time(8, 512, ref.H200_SMS) == 62 and ref.busiest_share(8, 512, ref.H200_SMS) == 32
+    assert [ref.busiest_share(batch, ref.tile_count(side, side, 128, 128), ref.H200_SMS)
+            for batch, side in ((256, 128), (128, 128), (2, 1024), (4, 512))] == [2, 1, 1, 1]

@@ -58,6 +58,17 @@ CASES = [
      ["pingpong_pays_off(4096, 11008, 4096, 132) returned False, expected True", "a long K can still pay off"]),
     ("triton_matmul_unmasked_store", "triton_matmul", Status.FAIL,
      ["stray store", "outside the", "program (pid_m=", "lane (", "masked on both"]),
+    ("batches_swapped_divmod", "batches", Status.FAIL,
+     ["matrix_and_tile(5, 6) returned (5, 0), expected (0, 5)", "the matrix is the quotient"]),
+    ("batches_no_rounds", "batches", Status.FAIL,
+     ["per_matrix_grid_time(8, 512, 132) returned 31, expected 62", "136 programs on 132 SMs run in 2 rounds",
+      "wait for a free SM"]),
+    ("batches_a_stride_for_b", "batches", Status.FAIL,
+     ["C[1,0,0] is nan", "matrix 0 is right, but matrix 1 read memory outside its A and B",
+      "stride_bb = b.stride(0)"]),
+    ("batches_store_into_matrix_0", "batches", Status.FAIL,
+     ["C[1,0,0] never written, and only matrix 0 was", "every program stored into matrix 0",
+      "move C's pointer by matrix * stride_cb"]),
 ]
 
 
