@@ -100,10 +100,13 @@ def test_batched_replays_and_graphs(rng, monkeypatch):
                              label=f"{path} graph replay")
 
 
-def test_batched_gradients(rng):
+@pytest.mark.parametrize("path", [None, "pingpong"])
+def test_batched_gradients(path, rng):
+    """The forward on the path asked for; the gradients plan their own (dB multiplies by A^T, stored [K, M],
+    which the pingpong kernel does not take)."""
     a = randn((3, 200, 96), torch.bfloat16, "cuda", rng).requires_grad_()
     b = randn((3, 96, 136), torch.bfloat16, "cuda", rng).requires_grad_()
-    out = tilelab.matmul(a, b)
+    out = tilelab.matmul(a, b, path=path)
     grad = randn(out.shape, torch.bfloat16, "cuda", rng)
     out.backward(grad)
     a64, b64, g64 = (x.detach().double() for x in (a, b, grad))
