@@ -109,7 +109,23 @@ def test_pingpong_kernel_reads_both_layouts_of_b_through_tma(tmp_path):
         assert found["census"]["resources"]["spill_stores_bytes"] == 0
 
 
+def test_a_batch_is_copied_through_3d_descriptors(tmp_path):
+    # --batch: the kernels a batch takes by default, each operand one [batch, rows, cols] descriptor.
+    for path in ("pingpong", "persistent"):
+        one = inspect(tmp_path / f"{path}-one", "--path", path)
+        batch = inspect(tmp_path / f"{path}-batch", "--path", path, "--batch")
+        assert batch["batched"] and not one["batched"]
+        assert one["census"]["ptx"]["cp.async.bulk.tensor.3d"] == 0 < one["census"]["ptx"]["cp.async.bulk.tensor"]
+        assert batch["census"]["ptx"]["cp.async.bulk.tensor.3d"] == batch["census"]["ptx"]["cp.async.bulk.tensor"] > 0
+        assert batch["census"]["ptx"]["wgmma"] == one["census"]["ptx"]["wgmma"]  # the same tensor-core work
+        assert batch["census"]["ptx"]["tensormap.replace"] == 0
+
+
 @pytest.mark.parametrize("args", [
+    ("--path", "descriptor", "--batch"),  # a batch is inspected on the kernels it takes by default
+    ("--path", "registers", "--batch"),
+    ("--op", "scaled_matmul", "--batch"),
+    ("--path", "persistent", "--batch", "--config", "128x256x64-g8-w4-s3-ws"),  # builds 2-D descriptors in-kernel
     ("--path", "registers", "--dtype", "float16"),
     ("--path", "registers", "--precision", "tf32x3"),
     ("--path", "registers", "--b-layout", "nk"),
@@ -173,6 +189,7 @@ PTX = """
 	cp.async.ca.shared.global [ %r38 + 0 ], [ %rd22 + 0 ], 4;
 	cp.async.commit_group;
 	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];
+	@%p4 cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%rd4, {%r7, %r8, %r9}], [%r6];
 	cp.async.bulk.commit_group ;
 	@%p6 tensormap.replace.tile.global_address.shared::cta.b1024.b64 [ %rd1 + 0 ], %rd2;
 	tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [ %rd3 ], [ %rd1 ], 128;
@@ -198,8 +215,8 @@ def test_ptx_census_counts_instructions_not_their_neighbours():
     counts = census.count_ptx(PTX)
     assert counts == {"mma.sync": 1, "wgmma": 3, "wgmma.e4m3": 1, "wgmma.a_registers": 1, "ldmatrix": 1,
                       "ld.shared": 1, "st.shared": 2,
-                      "cp.async": 2, "cp.async.bulk.tensor": 1, "tensormap.replace": 1, "fma.f32": 1,
-                      "cvt.rna.tf32": 1}
+                      "cp.async": 2, "cp.async.bulk.tensor": 2, "cp.async.bulk.tensor.3d": 1, "tensormap.replace": 1,
+                      "fma.f32": 1, "cvt.rna.tf32": 1}
     assert census.global_load_widths(PTX) == {"128": 1, "64": 1, "16": 1}
     assert census.cp_async_sizes(PTX) == {"16": 1, "4": 1}
     assert census.uses_tensor_cores(counts)

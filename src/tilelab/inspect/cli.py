@@ -7,6 +7,7 @@
     kernel-inspect --op scaled_matmul --target sm_90                 # fp8 (float8_e4m3fn implied)
     kernel-inspect --path registers --target sm_90                   # tf32, B through registers (Gluon)
     kernel-inspect --path pingpong --target sm_90                    # fp16/bf16, warp groups in turns (Gluon)
+    kernel-inspect --path pingpong --batch                           # a batch: 3-D descriptors
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -49,6 +50,9 @@ def parser() -> argparse.ArgumentParser:
                    help="B as stored: kn = [K, N] rows, N contiguous (matmul's default); nk = [N, K] rows, "
                         "K-major (what tilelab copies a large float32 B into on Hopper; scaled_matmul's only "
                         "layout). nk needs a TMA path: descriptor, persistent or splitk-descriptor")
+    p.add_argument("--batch", action="store_true",
+                   help="compile for a batch with an A and a B per entry, each operand one 3-D descriptor "
+                        "([batch, rows, cols]); --path persistent or pingpong")
     p.add_argument("--config",
                    help="pointer/descriptor: a named config (e.g. fixed); Hopper kernels: a candidate's label "
                         "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target,
-                                         args.accumulate, args.b_layout)
+                                         args.accumulate, args.b_layout, args.batch)
     except (ValueError, KeyError) as exc:
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -84,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     label = f"{args.op}-{result.path}-{result.dtype}" + (f"-{args.precision}" if args.precision else "")
     label += f"-{result.accumulate}-accum" if result.accumulate else ""
     label += "-b-nk" if result.b_layout == "nk" and result.op == "matmul" else ""
+    label += "-batch" if result.batched else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     written = compiler.save(result, directory)
     if args.json:
@@ -104,6 +109,7 @@ def print_census(result) -> None:
              + (f" ({result.precision})" if result.dtype == "float32" else "")
              + (f" ({result.accumulate} accumulation)" if result.accumulate else "")
              + f", B stored [{'N, K' if result.b_layout == 'nk' else 'K, N'}]"
+             + (", a batch (3-D descriptors)" if result.batched else "")
              + f", tiles {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']}, "
                f"{cfg['num_warps']} warps, {cfg['num_stages']} stages")
     table = Table(title=title)
@@ -120,6 +126,7 @@ def print_census(result) -> None:
         "st.shared": "threads' own shared-memory stores (epilogue staging, transposes)",
         "cp.async": "per-thread async global -> shared copies (Ampere)",
         "cp.async.bulk.tensor": "TMA tile copies by descriptor (Hopper)",
+        "cp.async.bulk.tensor.3d": "of those, through a batch's 3-D descriptor (the matrix a coordinate)",
         "tensormap.replace": "descriptor fields written in the kernel (0: built on the host)",
         "fma.f32": "scalar float32 fused multiply-adds (no tensor cores)",
         "cvt.rna.tf32": "float32 rounded to tf32 to nearest (wgmma alone truncates)",

@@ -24,6 +24,7 @@ class Inspection:
     census: dict
     accumulate: str | None = None  # scaled_matmul: "fast" or "promoted" (use_fast_accum True / False)
     b_layout: str = "kn"  # B as stored: "kn" ([K, N] rows) or "nk" ([N, K] rows, K-major)
+    batched: bool = False  # a batch with an A and a B per entry: 3-D descriptors
 
 
 OPS = ("matmul", "scaled_matmul")
@@ -31,6 +32,8 @@ MATMUL_DTYPES = ("float16", "bfloat16", "float32")
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
 TMA_PATHS = ("descriptor", "persistent", "splitk-descriptor")  # the paths that can read a K-major B as stored
+BATCH_PATHS = ("persistent", "pingpong")  # the kernels inspected as a batch (`--batch`)
+INSPECTED_BATCH = 8  # matrices per operand when `--batch` compiles a batch
 
 
 def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
@@ -79,7 +82,7 @@ def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
 
 
 def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
-                  accumulate: str | None = None, b_layout: str = "kn"):
+                  accumulate: str | None = None, b_layout: str = "kn", batched: bool = False):
     """(jit function, signature, constexprs, attrs, config) from the library, for ASTSource."""
     import torch
 
@@ -91,7 +94,8 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
         return hopper.kernel_source("fp8", torch_dtype, None, config, accumulate)
     b_k_major = b_layout == "nk"
     if path in hopper.MATMUL_PATHS:
-        return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major)
+        return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major,
+                                    batched)
     from tilelab.ops import matmul as matmul_op
 
     kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config,
@@ -102,24 +106,29 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
 
 def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | None = None,
                    precision: str | None = None, config: str | None = None, target: str = "sm_90",
-                   accumulate: str | None = None, b_layout: str | None = None) -> Inspection:
+                   accumulate: str | None = None, b_layout: str | None = None, batched: bool = False) -> Inspection:
     """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8).
 
     b_layout: B as stored, "kn" ([K, N] rows; matmul's default) or "nk" ([N, K] rows, K-major).
+    batched: as a batch of INSPECTED_BATCH products with an A and a B per entry (3-D descriptors); the
+    persistent and pingpong paths, the kernels a batch takes by default.
     """
     import triton
 
     path, dtype, accumulate, b_layout = resolve(op, path, dtype, precision, accumulate, b_layout)
+    if batched and (op != "matmul" or path not in BATCH_PATHS):
+        raise ValueError(f"--batch inspects matmul's {' or '.join(BATCH_PATHS)} path (3-D descriptors), not "
+                         f"--op {op} --path {path}")
     if dtype != "float32" and precision is not None:
         raise ValueError("--precision applies to --dtype float32 only")
     gpu_target = targets.resolve(target)
     if path == "registers":
         compiled, chosen = _compile_registers(gpu_target, config)
     elif path == "pingpong":
-        compiled, chosen = _compile_pingpong(gpu_target, config, dtype, b_layout)
+        compiled, chosen = _compile_pingpong(gpu_target, config, dtype, b_layout, batched)
     else:
         kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config,
-                                                                     accumulate, b_layout)
+                                                                     accumulate, b_layout, batched)
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
         compiled = triton.compile(source, target=gpu_target,
                                   options={"num_warps": chosen.num_warps, "num_stages": chosen.num_stages})
@@ -136,7 +145,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         kernel=compiled.metadata.name, op=op, path=path, dtype=dtype,
         precision=precision or ("tf32" if op == "matmul" else None),
         config=chosen.as_dict(), target=targets.label(gpu_target), stages=stages, metadata=metadata, census={},
-        accumulate=accumulate, b_layout=b_layout,
+        accumulate=accumulate, b_layout=b_layout, batched=batched,
     )
     result.census = take_census(stages, compiled, target == "native")
     return result
@@ -159,7 +168,7 @@ def _compile_registers(gpu_target, config: str | None):
     return matmul_registers.compile_for(gpu_target.arch, chosen), chosen
 
 
-def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str):
+def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str, batched: bool = False):
     """The pingpong path's Gluon kernel (`matmul_pingpong.compile_for`), in its one configuration."""
     import torch
 
@@ -168,7 +177,8 @@ def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str)
     if config is not None:
         raise ValueError("--path pingpong has one configuration (matmul_pingpong.DEFAULT_CONFIG): leave --config out")
     _require_hopper("pingpong", gpu_target)
-    compiled = matmul_pingpong.compile_for(gpu_target.arch, getattr(torch, dtype), b_layout == "nk")
+    compiled = matmul_pingpong.compile_for(gpu_target.arch, getattr(torch, dtype), b_layout == "nk",
+                                           batch=INSPECTED_BATCH if batched else 1)
     return compiled, matmul_pingpong.DEFAULT_CONFIG
 
 
@@ -226,7 +236,7 @@ def as_json(result: Inspection) -> dict:
     return {
         "kernel": result.kernel, "op": result.op, "path": result.path, "dtype": result.dtype,
         "precision": result.precision, "accumulate": result.accumulate, "b_layout": result.b_layout,
-        "config": result.config,
+        "batched": result.batched, "config": result.config,
         "target": result.target,
         "metadata": result.metadata, "census": result.census, "stages": sorted(result.stages),
     }

@@ -43,10 +43,11 @@ def choose_config(kernel_name: str, element_size: int, label: str | None):
 
 
 def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | None, accumulate: str | None,
-                  b_k_major: bool = False):
+                  b_k_major: bool = False, batched: bool = False):
     """(jit function, signature, constexprs, attrs, config) like `tilelab.inspect.compile.kernel_source`.
 
     b_k_major: B stored [N, K] (matmul's persistent and split-K descriptor kernels; fp8 always is).
+    batched: the persistent kernel on a batch's 3-D descriptors.
     """
     from tilelab.ops import matmul_hopper as hopper
 
@@ -57,6 +58,11 @@ def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | 
     else:
         kwargs["precision"] = precision or "tf32"
         kwargs["b_k_major"] = b_k_major  # the pointer split-K kernel ignores it (resolve() allows it only kn)
+    if batched:
+        if not hopper.persistent_host_descriptors(chosen):
+            raise ValueError(f"--batch: {chosen.label()} is warp-specialized, and builds each matrix's 2-D "
+                             "descriptors in its programs; inspect a batch with a configuration without -ws")
+        kwargs["batched"] = True
     kernel, signature, constexprs, attrs, options = hopper.inspection_source(kernel_name, **kwargs)
     chosen = dataclasses.replace(chosen, num_warps=options["num_warps"], num_stages=options["num_stages"])
     return kernel, signature, constexprs, attrs, chosen
