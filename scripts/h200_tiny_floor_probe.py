@@ -46,22 +46,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--tile", action="append", help="BMxBNxBK-wW-sS, repeatable (default: a set of eight)")
+    parser.add_argument("--no-floor", action="store_true", help="skip the empty and copy-only kernels")
     args = parser.parse_args()
     torch.manual_seed(0)
     a = torch.randn(M, K, device="cuda").half()
     b = torch.randn(K, N, device="cuda").half()
     c = torch.empty(M, N, device="cuda", dtype=torch.float16)
     flusher = L2Flusher(torch.device("cuda"), torch.cuda.get_device_properties(0).L2_cache_size)
-    variants = {
+    variants = {} if args.no_floor else {
         "empty kernel, 1 program": lambda: empty_kernel[(1,)](a),
         "empty kernel, 32 programs": lambda: empty_kernel[(32,)](a),
         "copy only, 16x64x128 tiles": lambda: touch_kernel[(triton.cdiv(M, 16), triton.cdiv(N, 64))](
             a, b, c, M, N, K, BLOCK_M=16, BLOCK_N=64, BLOCK_K=128),
-        "torch.mm": lambda: torch.mm(a, b),
-        "tilelab.matmul (default)": lambda: tilelab.matmul(a, b),
     }
-    for tile in ["16x64x128-w4-s4", "32x32x128-w4-s3", "16x32x128-w4-s2", "16x128x128-w4-s2", "32x64x128-w4-s2",
-                 "64x64x128-w4-s2", "16x64x128-w2-s1", "16x16x128-w1-s1"]:
+    variants["torch.mm"] = lambda: torch.mm(a, b)
+    variants["tilelab.matmul (default)"] = lambda: tilelab.matmul(a, b)
+    for tile in args.tile or ["16x64x128-w4-s4", "32x32x128-w4-s3", "16x32x128-w4-s2", "16x128x128-w4-s2",
+                              "32x64x128-w4-s2", "64x64x128-w4-s2", "16x64x128-w2-s1", "16x16x128-w1-s1"]:
         dims, warps, stages = tile.split("-")
         bm, bn, bk = (int(x) for x in dims.split("x"))
         config = Config(bm, bn, bk, 8, int(warps[1:]), int(stages[1:]))

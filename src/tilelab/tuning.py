@@ -90,6 +90,10 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     # 32-byte sectors) 110.2 us against 119.1 with 3 in a probe (results/h200-line-alignment-paths-probe.log);
     # the re-tune there measured 119.9 against 118.8 and kept 3 (results/h200-retune-rows-off-sectors.log).
     Config(128, 256, 64, 8, num_warps=8, num_stages=4),
+    # Added in session 14: at 127x255x65, 64 programs of 16x32 that finish K in one step. In turns with torch.mm
+    # (events, cold L2; results/h200-tiny-floor-probe.log): 5.34 us against 5.80 for the shipped 16x64x128 in 4
+    # stages and 6.22 for torch.mm; an empty kernel takes 3.0 us.
+    Config(16, 32, 128, 8, num_warps=4, num_stages=2),
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)
