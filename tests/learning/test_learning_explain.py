@@ -114,7 +114,7 @@ def test_tuning_walkthrough_shows_the_drift_trap_with_the_library_s_own_order():
     assert answers["timed one after the other (A A A A B B B B C C C C): the winner"].startswith("A,")
     order = " ".join(library_tuning.turn_order(["A", "B", "C"]))
     assert answers[f"taking turns, forward then back ({order}): the winner"].startswith("B,")
-    assert answers["NVIDIA H200|pointer|float16|float16|tf32|ab|128x256x128"].startswith("16x64x128")
+    assert answers["NVIDIA H200|pointer|float16|float16|tf32|ab|128x256x128"].startswith("16x32x128")
 
 
 def test_descriptors_walkthrough_shows_what_the_library_builds():
