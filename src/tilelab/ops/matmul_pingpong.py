@@ -61,10 +61,10 @@ PINGPONG_MAX_K = 2048
 
 # A batch, kernel-bench against torch.matmul, this kernel / the persistent kernel (calls WWWW, XXXX; fp16, bf16 where
 # both ran): K = 4096 4x4096^3 0.97x / 0.93x and 1.04x / 1.00x, 2x4096^3 1.03x / 1.01x; K = 8192 2x2048x2048x8192
-# 0.97x / 1.00x. Below K = 4096 it led at every batch whose rows sit on sectors and whose tiles outnumber the SMs (K =
-# 64 to 2048, 0.94-1.09x). Where they do not, one program per tile led: 2x1024^3 (128 tiles of 128x128) 1.01x against
-# 0.95x, 4x512^3 1.03x against 0.84x, 128x128^3 1.02x against 0.93x. With one tile per program, the second warp group
-# has nothing to do.
+# 0.97x / 1.00x. Below K = 4096 it led at every batch whose rows sit on sectors and whose tiles outnumber the SMs
+# (K = 64 to 2048, 0.94-1.09x). Where they do not, one program per tile led: 2x1024^3 (128 tiles of 128x128) 1.01x
+# against 0.95x, 4x512^3 1.03x against 0.84x, 128x128^3 1.02x against 0.93x. With one tile per program, the second
+# warp group has nothing to do.
 BATCH_PINGPONG_MAX_K = 4096
 
 
