@@ -274,11 +274,11 @@ def _registers_by_default(a3: torch.Tensor, b3: torch.Tensor, precision: str) ->
 
 
 def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLayout, b_layout: OperandLayout,
-                         precision: str, batch: int, m: int, n: int, k: int) -> bool:
+                         persistent: bool, batch: int, m: int, n: int, k: int) -> bool:
     """Whether a TMA-usable problem takes the ping-pong kernel by default, where it measured faster
     (`matmul_pingpong.pays_off`), with operands it can take:
 
-    - one GEMM, only where the persistent kernel would run (`_persistent_pays_off`);
+    - one GEMM, only where the persistent kernel would run (`persistent`: `_persistent_pays_off`'s answer);
     - a batch from BATCH_PINGPONG_MIN_WORK, with A's and B's rows on 32-byte sectors (`rows_on_sectors`).
       kernel-bench against torch.matmul, the pingpong kernel against the best other path (calls WWWW, XXXX):
       with rows on sectors it led at every batch of the default sweeps and at 256x128^3 (0.94-0.96x against
@@ -288,7 +288,7 @@ def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLa
     from tilelab.ops import matmul_hopper, matmul_pingpong
 
     if batch == 1:
-        if not _persistent_pays_off(a3, b3, b_layout, precision, batch, m, n, k):
+        if not persistent:
             return False
     elif batch * m * n * k < BATCH_PINGPONG_MIN_WORK or not (rows_on_sectors(a3, a_layout)
                                                               and rows_on_sectors(b3, b_layout)):
@@ -326,10 +326,12 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         path = "pointer"
         if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
             path = "descriptor"
-            if config is None and _pingpong_by_default(a3, b3, a_layout, b_layout, precision, batch, m, n, k):
-                path = "pingpong"
-            elif config is None and _persistent_pays_off(a3, b3, b_layout, precision, batch, m, n, k):
-                path = "persistent"
+            if config is None:
+                persistent = _persistent_pays_off(a3, b3, b_layout, precision, batch, m, n, k)
+                if _pingpong_by_default(a3, b3, a_layout, b_layout, persistent, batch, m, n, k):
+                    path = "pingpong"
+                elif persistent:
+                    path = "persistent"
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
         raise contracts.AlignmentError(
