@@ -62,6 +62,16 @@ def fresh_replays(monkeypatch):
 
 
 @pytest.fixture
+def hopper_only():
+    """Skip on a GPU that is not a Hopper: the Gluon kernels (registers, pingpong) are written for its wgmma.
+    Without a GPU the `gpu` mark decides (skipped, or a failure under TILELAB_REQUIRE_GPU=1)."""
+    from tilelab import env
+
+    if torch.cuda.is_available() and env.capability(torch.cuda.current_device())[0] != 9:
+        pytest.skip("the Gluon kernels use Hopper's wgmma")
+
+
+@pytest.fixture
 def poisoned_outputs(monkeypatch):
     """Fill every matmul output buffer (padding included) with NaN before the kernel runs.
 

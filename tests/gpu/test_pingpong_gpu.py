@@ -9,20 +9,15 @@ import torch
 
 import tilelab
 from tests.helpers import assert_graph_replays, assert_matches_reference, randn
-from tilelab import contracts, env
+from tilelab import contracts
 from tilelab.ops import gluon_launch
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_pingpong as pingpong
 
-pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_outputs")]
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_only", "poisoned_outputs")]
 
 DTYPES = [torch.float16, torch.bfloat16]
 
-
-@pytest.fixture(autouse=True)
-def hopper_only():
-    if torch.cuda.is_available() and env.capability(torch.cuda.current_device())[0] != 9:
-        pytest.skip("the ping-pong kernel uses Hopper's wgmma")
 
 
 # Ragged in every dimension, with rows of 16-byte multiples as TMA needs: one tile, a partial tile each way, K

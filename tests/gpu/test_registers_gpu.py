@@ -8,19 +8,14 @@ import torch
 
 import tilelab
 from tests.helpers import assert_graph_replays, assert_matches_reference, randn
-from tilelab import contracts, env
+from tilelab import contracts
 from tilelab.ops import gluon_launch
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_registers as registers
 from tilelab.reference import relative_error
 
-pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("poisoned_outputs")]
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("hopper_only", "poisoned_outputs")]
 
-
-@pytest.fixture(autouse=True)
-def hopper_only():
-    if torch.cuda.is_available() and env.capability(torch.cuda.current_device())[0] != 9:
-        pytest.skip("the registers kernel uses Hopper's wgmma")
 
 
 # Ragged in every dimension: odd and even K step counts (K / 32 = 2, 3, 22, 32), one partial tile,
