@@ -227,6 +227,37 @@ def test_skinny_problems_take_split_k_and_every_split_config_is_right(m, rng):
     assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values()), "counters left set"
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("m,n,k", [(1024, 1024, 4096), (520, 200, 2056)])  # ragged: 520 rows, 200 columns
+def test_tall_long_k_split_k_reads_through_tma_and_replays(m, n, k, dtype, rng, monkeypatch):
+    from tilelab.ops import matmul_hopper
+
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+    a = randn((m, k), dtype, "cuda", rng)
+    b = randn((k, n), dtype, "cuda", rng)
+    plan = matmul_op.describe_plan(a, b)
+    assert plan["path"] == "splitk" and plan["host_descriptors"]
+    configs = matmul_hopper.split_k_candidates(m, n, k, 1, 2, matmul_hopper.device_sms(a.device))
+    assert {1, 2, 3} <= {c.split_k for c in configs}
+    for config in configs[::3] + [c for c in configs if c.split_k == 3][:2]:
+        assert_matches_reference(tilelab.matmul(a, b, path="splitk", config=config), a, b, label=config.label())
+    first = tilelab.matmul(a, b)  # tunes, then records the launch
+    replay = next(r for r in matmul_op._REPLAYS.values() if r.split_k is not None and r.host_descriptors)
+    a2, b2 = randn((m, k), dtype, "cuda", rng), randn((k, n), dtype, "cuda", rng)
+    second = replay(a2, b2)
+    assert_matches_reference(first, a, b, label="recorded call")
+    assert_matches_reference(second, a2, b2, label="replay through host-built descriptors")
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = tilelab.matmul(a, b)
+    for _ in range(2):  # split-K's tile counters must be back at zero for the second replay
+        a.copy_(randn((m, k), dtype, "cuda", rng))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_matches_reference(captured, a, b, label="graph replay")
+    assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values()), "counters left set"
+
+
 def test_tf32x3_copies_a_row_major_b_to_k_major(rng):
     a = randn((1024, 2048), torch.float32, "cuda", rng)
     b = randn((2048, 768), torch.float32, "cuda", rng)

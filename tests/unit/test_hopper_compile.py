@@ -104,7 +104,8 @@ WS_SUBTILED = HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_sub
 WS_SUBTILED_JOB = _job("persistent", WS_SUBTILED)
 WS_FP32 = _fp32(HopperConfig(128, 128, 64, num_warps=4, num_stages=3, epilogue_subtile=False, warp_specialize=True))
 WS_FP32_JOB = _job("persistent", WS_FP32, torch.float32)
-SPLIT_SAMPLE = [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 4, 6, 11, 19, 29, 33)]  # split 1 (index 4) too
+# Five splits per tile (1, 2, 3, 4, 8): index 5 is an unsplit one, 17 a split in 3.
+SPLIT_SAMPLE = [hopper.SPLIT_K_CANDIDATES[i] for i in (1, 5, 8, 14, 17, 24, 36, 41)]
 # The H200's winners at 128x4096x4096 and 16x4096x4096 (tuned/h200.json): deep pipelines.
 H200_SPLIT_WINNERS = ("64x64x128-g8-w4-s7", "16x64x64-g8-w4-s8-sk2")
 SPLIT_SAMPLE += [c for c in hopper.SPLIT_K_CANDIDATES if c.label() in H200_SPLIT_WINNERS]

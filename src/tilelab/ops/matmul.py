@@ -8,6 +8,7 @@ does little more than allocate the output and launch.
 
 import dataclasses
 import functools
+import itertools
 import math
 import types
 
@@ -820,7 +821,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         from tilelab.ops import matmul_hopper
 
         workspace, compiled, grid, args = matmul_hopper._launch_split_k(
-            p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, split_k_config(plan, p, c3))
+            p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, split_k_config(plan, p, c3),
+            **split_k_layouts(p))
         split_k = (tuple(workspace.shape), grid[0] * grid[2])
         tail_args = args[5:]  # after a, b, c, workspace, counters
     else:
@@ -841,15 +843,27 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
         # A descriptor built on the host, Triton's or Gluon's (another class, the same launcher arguments).
-        host = hasattr(args[0], "block_shape")
+        descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), args[:3]))
+        host = bool(descriptors)
         if host:  # replayed with the same shapes, strides and blocks; only the addresses change
-            launch = bind_descriptor_launch(compiled, grid, tail_args, args[:3])
+            launch = bind_descriptor_launch(compiled, grid, tail_args, descriptors)
         else:
             launch = bind_launch(compiled, grid, tail_args)
         _REPLAYS[key] = _Replay(launch, a.device, tuple(out.shape if whole else storage.shape), out_dtype,
                                 tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent") and not host,
                                 split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host)
     return out
+
+
+def split_k_layouts(p: _Problem) -> dict:
+    """`launch_split_k`'s a_layout and b_layout where split-K reads through TMA
+    (`matmul_hopper.split_k_reads_through_tma`), else nothing: pointer loads."""
+    from tilelab.ops import matmul_hopper
+
+    a_layout, b_layout = operand_layout(p.a3), operand_layout(p.b3)
+    if matmul_hopper.split_k_reads_through_tma(p.m, a_layout, b_layout):
+        return {"a_layout": a_layout, "b_layout": b_layout}
+    return {}
 
 
 def split_k_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
@@ -862,7 +876,8 @@ def split_k_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
                                                   matmul_hopper.device_sms(c3.device))
     return tuning.choose(
         _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
-        lambda cfg: matmul_hopper.launch_split_k(p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, cfg),
+        lambda cfg: matmul_hopper.launch_split_k(p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, cfg,
+                                                 **split_k_layouts(p)),
         config_type=matmul_hopper.HopperConfig,
     )
 
@@ -1019,7 +1034,9 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         described["host_descriptors"] = True
         described["programs"] = gluon_launch.persistent_programs(p.m, p.n, config, matmul_hopper.device_sms(a.device),
                                                                  c_probe.shape[0])
-    elif plan.config is None:
+    elif plan.path == "splitk":
+        described["host_descriptors"] = bool(split_k_layouts(p))
+    if plan.path not in ("persistent", "registers", "pingpong") and plan.config is None:
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
         known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k), config_type)
         described["config"] = known.as_dict() if known else None

@@ -144,7 +144,9 @@ SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
                                       # Added in session 10: a deep pipeline of long K steps, unsplit 0.96x /
                                       # 0.98x torch at 128x4096x4096 (results/h200-skinny-stages-probe.log).
                                       (64, 64, 128, 6, 4), (64, 64, 128, 7, 4))
-    for s in (1, 2, 4, 8)
+    # 3 slices: 768x768x16384 (36 tiles of 128x128) took 46.9 us in 3 slices of 64x128 tiles against 58.7 in 2,
+    # and torch 40.6 (results/h200-long-k-tuning-probe.log).
+    for s in (1, 2, 3, 4, 8)
 )
 
 # fp8 (1-byte inputs): the K step doubles to 128 so each stage moves as many bytes as fp16's 64.
@@ -317,6 +319,19 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
 # 16x4096x4096 and 128x4096x4096 (split-K entries of tuned/h200.json) every such candidate took at least 1.2x the
 # winner's time; dropping them before timing spares a new skinny shape most of its first call's tuning.
 SPLIT_K_MAX_WAVES = 2
+
+
+# Split-K reads A and B through TMA (host-built descriptors) from this many rows of C on, through pointers
+# below. Skinny outputs read faster through pointers: 128x4096x4096 0.87x torch against 0.85x through TMA,
+# 16x4096x4096 1.07x against 1.04x (results/h200-splitk-tma-probe.log). At 1024x1024 with K of 4096 and 8192 the
+# pointer kernel's best took 20.6 and 35.1 us, the descriptor kernel's TMA tiles 18.5 and 32.7
+# (results/h200-long-k-tuning-probe.log).
+SPLIT_K_TMA_MIN_M = 512
+
+
+def split_k_reads_through_tma(m: int, a_layout: OperandLayout, b_layout: OperandLayout) -> bool:
+    """Whether split-K reads A and B through tensor descriptors (`matmul_splitk_descriptor_kernel`)."""
+    return m >= SPLIT_K_TMA_MIN_M and a_layout.tma_ok and b_layout.tma_ok
 
 
 def split_k_candidates(m: int, n: int, k: int, batch: int, in_size: int, sms: int) -> list[HopperConfig]:
