@@ -489,15 +489,15 @@ def test_filling_first_moves_a_smaller_tile_ahead_only_when_the_first_leaves_mos
     assert hopper.filling_first([], 16, 16, 1, 132) == []
 
 
-def test_split_k_reads_through_tma_from_512_rows_with_tma_usable_operands():
+def test_split_k_reads_through_tma_from_256_rows_with_tma_usable_operands():
     from tilelab.ops import matmul_hopper as hopper
     from tilelab.ops.matmul import operand_layout
 
     a, b = torch.empty(1, 1024, 4096, dtype=torch.float16), torch.empty(1, 4096, 1024, dtype=torch.float16)
     aligned = (operand_layout(a), operand_layout(b))
-    assert hopper.split_k_reads_through_tma(512, *aligned)
+    assert hopper.split_k_reads_through_tma(256, *aligned)
     assert hopper.split_k_reads_through_tma(1024, *aligned)
-    assert not hopper.split_k_reads_through_tma(128, *aligned)  # skinny: pointers measured faster
+    assert not hopper.split_k_reads_through_tma(128, *aligned)  # shipped tuning measured through pointers
     odd = torch.empty(1, 4096, 1001, dtype=torch.float16)[..., :1001]  # 2002-byte rows: no descriptor
     assert not operand_layout(odd).tma_ok
     assert not hopper.split_k_reads_through_tma(1024, aligned[0], operand_layout(odd))

@@ -322,11 +322,11 @@ SPLIT_K_MAX_WAVES = 2
 
 
 # Split-K reads A and B through TMA (host-built descriptors) from this many rows of C on, through pointers
-# below. Skinny outputs read faster through pointers: 128x4096x4096 0.87x torch against 0.85x through TMA,
-# 16x4096x4096 1.07x against 1.04x (results/h200-splitk-tma-probe.log). At 1024x1024 with K of 4096 and 8192 the
-# pointer kernel's best took 20.6 and 35.1 us, the descriptor kernel's TMA tiles 18.5 and 32.7
-# (results/h200-long-k-tuning-probe.log).
-SPLIT_K_TMA_MIN_M = 512
+# below. Each kind's best tuned candidate on the H200 (results/h200-split-k-tma-min-m-*.log, fp16, cold L2),
+# TMA against pointers: 16x4096x4096 17.2 / 16.8 us; 128x4096x4096 17.3 / 17.8; 256x4096x4096 21.4 / 21.7;
+# 256x1024x8192 16.8 / 18.5; 512x512x8192 16.9 / 18.6; 1024x1024x4096 18.1 / 20.5; 1024x1024x8192 31.9 / 34.9.
+# 128 rows would gain 3%, but its shipped tuning was measured through pointers.
+SPLIT_K_TMA_MIN_M = 256
 
 
 def split_k_reads_through_tma(m: int, a_layout: OperandLayout, b_layout: OperandLayout) -> bool:
