@@ -63,5 +63,14 @@ def build() -> Script:
     s.say("Measured in turns (results/h200-skinny-stages-probe.log, fp16): 64x64x128 tiles in 6 stages, unsplit,")
     s.say("19.0 us; 64x128x64 tiles in 8 stages and 2 slices, 20.0 us; torch 18.2 us. The H200's table")
     s.say("(src/tilelab/tuned/h200.json) keeps 64x64x128 in 7 stages, unsplit, for this bucket: the split-K path")
-    s.say("with one slice, which stores C directly.")
+    s.say("with one slice, which stores C directly.\n")
+
+    from tilelab.ops.matmul_hopper import SPLIT_K_TMA_MIN_M
+
+    s.say("How a slice reads its tiles depends on C's rows (matmul_hopper.split_k_reads_through_tma).")
+    s.ask(f"fewer than {SPLIT_K_TMA_MIN_M} rows", "pointer loads (cp.async), as tuned: 16x4096x4096 16.8 us against "
+          "17.2 through TMA")
+    s.ask(f"{SPLIT_K_TMA_MIN_M} rows or more (a weight gradient: 1024x1024 outputs, K = 4096 tokens)",
+          "TMA, descriptors built on the host: 18.1 us against 20.5 through pointers")
+    s.say("Both kinds were tuned at each shape (results/h200-split-k-tma-tuning.log, -pointers-tuning.log).")
     return s

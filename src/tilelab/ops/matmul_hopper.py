@@ -322,10 +322,11 @@ SPLIT_K_MAX_WAVES = 2
 
 
 # Split-K reads A and B through TMA (host-built descriptors) from this many rows of C on, through pointers
-# below. Each kind's best tuned candidate on the H200 (results/h200-split-k-tma-min-m-*.log, fp16, cold L2),
-# TMA against pointers: 16x4096x4096 17.2 / 16.8 us; 128x4096x4096 17.3 / 17.8; 256x4096x4096 21.4 / 21.7;
-# 256x1024x8192 16.8 / 18.5; 512x512x8192 16.9 / 18.6; 1024x1024x4096 18.1 / 20.5; 1024x1024x8192 31.9 / 34.9.
-# 128 rows would gain 3%, but its shipped tuning was measured through pointers.
+# below. Each kind's best tuned candidate on the H200, TMA against pointers (fp16, cold L2;
+# results/h200-split-k-tma-tuning.log, h200-split-k-pointers-tuning.log): 16x4096x4096 17.2 / 16.8 us;
+# 128x4096x4096 17.3 / 17.8; 256x4096x4096 21.4 / 21.7; 256x1024x8192 16.8 / 18.5; 512x512x8192 16.9 / 18.6;
+# 1024x1024x4096 18.1 / 20.5; 1024x1024x8192 31.9 / 34.9. 128 rows would gain 3%, but the table ships their
+# tuning measured through pointers.
 SPLIT_K_TMA_MIN_M = 256
 
 
