@@ -1,10 +1,14 @@
 """Which kernels torch runs for the benchmark's cases (run on the H200): names, grid sizes and times.
 
-    PYTHONPATH=src:. python scripts/h200_torch_kernels.py
+    PYTHONPATH=src:. python scripts/h200_torch_kernels.py [--shape M N K ...]
+
+With --shape, only those fp16 and bf16 products (repeatable); without, the default shapes, tf32 and fp8.
 
 cuBLAS kernel names carry the tile, the cluster shape, split-K or stream-K, and the layout, so they say
 what tilelab is measured against. One profiled call per case, after a warm-up call.
 """
+
+import argparse
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -28,11 +32,16 @@ def show(title: str, fn) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shape", nargs=3, type=int, action="append", metavar=("M", "N", "K"))
+    args = parser.parse_args()
     for dtype in (torch.float16, torch.bfloat16):
-        for m, n, k in DEFAULT_SHAPES:
+        for m, n, k in args.shape or DEFAULT_SHAPES:
             a = torch.randn(m, k, device="cuda", dtype=dtype)
             b = torch.randn(k, n, device="cuda", dtype=dtype)
             show(f"torch.mm {m}x{n}x{k} {dtype}", lambda a=a, b=b: torch.mm(a, b))
+    if args.shape:
+        return
     torch.backends.cuda.matmul.allow_tf32 = True
     for size in (1000, 4096, 8192):
         a = torch.randn(size, size, device="cuda")
