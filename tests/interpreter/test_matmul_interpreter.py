@@ -239,6 +239,31 @@ def test_split_k_configs_and_counters_left_at_zero(split_k, device, rng):
     assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values())
 
 
+@pytest.mark.parametrize("m,rows_aligned,through_tma", [
+    (260, True, True),  # 256 rows or more, both operands TMA-usable: descriptors
+    (100, True, False),  # fewer rows: pointers
+    (260, False, False),  # B's 200-byte rows: no descriptor, pointers whatever the rows
+])
+def test_split_k_reads_through_tma_from_256_rows(m, rows_aligned, through_tma, device, rng, monkeypatch):
+    from tilelab.ops import matmul_hopper
+
+    a = randn((m, 96), torch.float16, device, rng)
+    b = randn((96, 72 if rows_aligned else 100), torch.float16, device, rng)
+    used = []
+    real = matmul_hopper._launch_split_k
+
+    def spy(*args, **kwargs):
+        used.append(bool(kwargs))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(matmul_hopper, "_launch_split_k", spy)
+    config = matmul_hopper.HopperConfig(64, 32, 32, group_m=2, num_warps=4, num_stages=1, split_k=3)
+    out = tilelab.matmul(a, b, path="splitk", config=config)
+    assert used == [through_tma]
+    assert matmul_op.describe_plan(a, b, path="splitk", config=config)["host_descriptors"] is through_tma
+    assert_matches_reference(out, a, b, label=f"split-K {m} rows, through TMA: {through_tma}")
+
+
 def test_split_k_is_refused_for_huge_outputs(device):
     a = torch.ones((1 << 16, 1), device=device).expand(1 << 16, 4)
     b = torch.ones((1, 1 << 15), device=device).expand(4, 1 << 15)
