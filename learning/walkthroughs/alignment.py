@@ -82,6 +82,15 @@ def build() -> Script:
     s.say("126.6 to 103.1 us (results/h200-wave-padded-probe.log). The sector is what costs.")
     s.ask("rows_on_sectors for a 3000x3000 fp16 B", on_sectors(3000, 2))
     s.ask("rows_on_sectors for a 4000x4000 fp16 B", on_sectors(4000, 2))
+    s.say("\nWhy the sector costs this much: reads alone, no math (results/h200-row-alignment-read-probe.log).")
+    s.say("TMA read fp16 rows of 1000 from L2 at 5.4-5.7 TB/s, rows of 1024 at 8.0-9.8 TB/s. A matmul reads")
+    s.say("each row of A once per column of tiles and each row of B once per row of tiles.")
+    asked = l2_bytes(1000, 1000, 1000, 64, 128, 2)
+    s.ask("MB the 1000^3 default's 64x128 tiles ask L2 for (l2_bytes(1000, 1000, 1000, 64, 128, 2))",
+          f"{asked / 1e6:.0f}")
+    s.ask("microseconds for that at 5.4 TB/s, and at 8.6", f"{asked / 5.4e6:.1f} and {asked / 8.6e6:.1f}")
+    s.say("The kernel takes 12.8 us off sectors and 10.1 on lines. cuBLAS launches clusters of 2-8 SMs that")
+    s.say("share each load (TMA multicast), so it asks for fewer bytes; Triton 3.6 cannot do that yet.\n")
     s.say("tilelab.ops.matmul._persistent_pays_off sends large fp16/bf16 problems whose B rows are off sectors")
     s.say("to the one-program-per-tile descriptor kernel, which suffers less there: 3000^3 0.65x -> 0.69x,")
     s.say("5000^3 0.73x -> 0.77x (results/h200-matmul-float16-rows-off-sectors.json). When only A's rows are")
@@ -105,6 +114,11 @@ def lines_and_sectors(offset: int, size: int = 128) -> tuple[int, int]:
     """How many 128-byte lines and 32-byte sectors the bytes [offset, offset + size) of a line-aligned buffer touch."""
     last = offset + size - 1
     return last // LINE_BYTES - offset // LINE_BYTES + 1, last // SECTOR_BYTES - offset // SECTOR_BYTES + 1
+
+
+def l2_bytes(m: int, n: int, k: int, block_m: int, block_n: int, element_size: int) -> int:
+    """Bytes a one-tile-per-program matmul asks L2 for: all of A per column of tiles, all of B per row of tiles."""
+    return (m * k * -(-n // block_n) + k * n * -(-m // block_m)) * element_size
 
 
 def on_sectors(width: int, element_size: int) -> bool:
