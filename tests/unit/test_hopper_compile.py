@@ -230,6 +230,7 @@ def test_split_k_descriptor_variant_uses_tma(compiled, config, b_k_major, key):
     ptx = _Compiled(compiled, key).ptx
     assert "cp.async.bulk.tensor" in ptx, config.label()
     assert "wgmma.mma_async" in ptx or "mma.sync" in ptx, config.label()
+    assert "tensormap.replace" not in ptx, "split-K through TMA takes A's and B's descriptors from the host"
     _assert_split_k_hand_over(ptx, config)
 
 

@@ -40,7 +40,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
                                       "registers", "pingpong"],
                    help="matmul's kernel (default descriptor); persistent, splitk*, registers (tf32) and "
-                        "pingpong (fp16/bf16) are the Hopper kernels (the last two in Gluon, sm_90 only)")
+                        "pingpong (fp16/bf16) are the Hopper kernels (the last two in Gluon, sm_90 only); "
+                        "split-K loads through pointers (splitk) under 256 rows of C, through TMA "
+                        "(splitk-descriptor) from 256 rows")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
                    help="matmul: float16 (default), bfloat16, float32; scaled_matmul: float8_e4m3fn (implied)")
     p.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"], help="float32 only (default tf32)")

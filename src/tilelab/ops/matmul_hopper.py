@@ -463,9 +463,9 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
 
     kernel_name: "persistent", "splitk", "splitk_descriptor" or "fp8". Pointers and
     integer arguments get 16-divisibility hints, as aligned 4096-wide tensors would.
-    host_descriptors (persistent): descriptors as kernel parameters; None: as the
-    library launches one GEMM (`persistent_host_descriptors`). The fp8 kernel always
-    takes them. batched (persistent, host-built descriptors): the 3-D descriptors of
+    host_descriptors (persistent, splitk_descriptor): descriptors as kernel parameters;
+    None: as the library launches one GEMM (`persistent_host_descriptors`; split-K
+    through TMA always builds A's and B's on the host). The fp8 kernel always takes them. batched (persistent, host-built descriptors): the 3-D descriptors of
     a batch with an A and a B per entry.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
@@ -502,7 +502,12 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
         else:
             kernel = matmul_splitk_descriptor_kernel
             ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row", *c_strides]
-            meta.update(A_K_MAJOR=a_k_major, B_K_MAJOR=b_k_major)
+            host = host_descriptors is not False  # as `_launch_split_k` launches it
+            if host:  # A's and B's descriptors; C and the workspace stay pointers
+                described = _descriptor_signature(dtype, out_dtype, config, a_k_major, b_k_major,
+                                                  ("a_ptr", "b_ptr", "c_ptr"), batched)
+                pointers.update(a_ptr=described["a_ptr"], b_ptr=described["b_ptr"])
+            meta.update(A_K_MAJOR=a_k_major, B_K_MAJOR=b_k_major, HOST_DESCRIPTORS=host)
     elif kernel_name == "fp8":
         config = config or FP8_CANDIDATES[0]
         kernel = scaled_matmul_kernel
