@@ -465,8 +465,9 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     integer arguments get 16-divisibility hints, as aligned 4096-wide tensors would.
     host_descriptors (persistent, splitk_descriptor): descriptors as kernel parameters;
     None: as the library launches one GEMM (`persistent_host_descriptors`; split-K
-    through TMA always builds A's and B's on the host). The fp8 kernel always takes them. batched (persistent, host-built descriptors): the 3-D descriptors of
-    a batch with an A and a B per entry.
+    through TMA always builds A's and B's on the host). The fp8 kernel always takes them.
+    batched (persistent, host-built descriptors): the 3-D descriptors of a batch with
+    an A and a B per entry.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
