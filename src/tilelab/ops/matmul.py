@@ -288,11 +288,10 @@ def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLa
     """
     from tilelab.ops import matmul_hopper, matmul_pingpong
 
-    if batch == 1:
-        if not persistent:
-            return False
-    elif batch * m * n * k < BATCH_PINGPONG_MIN_WORK or not (rows_on_sectors(a3, a_layout)
-                                                              and rows_on_sectors(b3, b_layout)):
+    if batch == 1 and not persistent:
+        return False
+    if batch > 1 and (batch * m * n * k < BATCH_PINGPONG_MIN_WORK
+                      or not (rows_on_sectors(a3, a_layout) and rows_on_sectors(b3, b_layout))):
         return False
     return (matmul_pingpong.unsupported_reason(a3, b3) is None
             and matmul_pingpong.pays_off(m, n, k, matmul_hopper.device_sms(a3.device), batch))
@@ -822,7 +821,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
 
         workspace, compiled, grid, args = matmul_hopper._launch_split_k(
             p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, split_k_config(plan, p, c3),
-            **split_k_layouts(p))
+            **split_k_layouts(plan, p.m))
         split_k = (tuple(workspace.shape), grid[0] * grid[2])
         tail_args = args[5:]  # after a, b, c, workspace, counters
     else:
@@ -855,14 +854,13 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     return out
 
 
-def split_k_layouts(p: _Problem) -> dict:
-    """`launch_split_k`'s a_layout and b_layout where split-K reads through TMA
+def split_k_layouts(plan: MatmulPlan, m: int) -> dict:
+    """`launch_split_k`'s a_layout and b_layout (the plan's) where split-K reads through TMA
     (`matmul_hopper.split_k_reads_through_tma`), else nothing: pointer loads."""
     from tilelab.ops import matmul_hopper
 
-    a_layout, b_layout = operand_layout(p.a3), operand_layout(p.b3)
-    if matmul_hopper.split_k_reads_through_tma(p.m, a_layout, b_layout):
-        return {"a_layout": a_layout, "b_layout": b_layout}
+    if matmul_hopper.split_k_reads_through_tma(m, plan.a_layout, plan.b_layout):
+        return {"a_layout": plan.a_layout, "b_layout": plan.b_layout}
     return {}
 
 
@@ -874,10 +872,11 @@ def split_k_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
         return matmul_hopper.HopperConfig(**plan.config.as_dict())
     candidates = matmul_hopper.split_k_candidates(p.m, p.n, p.k, c3.shape[0], plan.element_size,
                                                   matmul_hopper.device_sms(c3.device))
+    layouts = split_k_layouts(plan, p.m)
     return tuning.choose(
         _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
         lambda cfg: matmul_hopper.launch_split_k(p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, cfg,
-                                                 **split_k_layouts(p)),
+                                                 **layouts),
         config_type=matmul_hopper.HopperConfig,
     )
 
@@ -1035,7 +1034,7 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         described["programs"] = gluon_launch.persistent_programs(p.m, p.n, config, matmul_hopper.device_sms(a.device),
                                                                  c_probe.shape[0])
     elif plan.path == "splitk":
-        described["host_descriptors"] = bool(split_k_layouts(p))
+        described["host_descriptors"] = bool(split_k_layouts(plan, p.m))
     if plan.path not in ("persistent", "registers", "pingpong") and plan.config is None:
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
         known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k), config_type)
