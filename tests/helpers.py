@@ -41,6 +41,19 @@ def assert_graph_replays(run, inputs, gen: torch.Generator, *, label="graph repl
         assert_matches_reference(out, *inputs, label=label, **reference)
 
 
+def assert_gradients_match(run, a, b, gen: torch.Generator, *, max_error: float | None = None):
+    """`out = run(a, b)` (a and b requiring grad), backward with a random upstream gradient, and dA = G @ B^T,
+    dB = A^T @ G (batched too) compared with float64 within `max_error` (default: the input dtype's tolerance)."""
+    out = run(a, b)
+    grad = randn(tuple(out.shape), out.dtype, out.device, gen)
+    out.backward(grad)
+    a64, b64, g64 = (x.detach().double() for x in (a, b, grad))
+    allowed = tolerance(a.dtype) if max_error is None else max_error
+    for got, want, name in ((a.grad, g64 @ b64.transpose(-1, -2), "dA"), (b.grad, a64.transpose(-1, -2) @ g64, "dB")):
+        err = relative_error(got, want)
+        assert err < allowed, f"{name}: relative error {err:.2e} >= {allowed:.1e}"
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

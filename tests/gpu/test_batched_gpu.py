@@ -12,11 +12,10 @@ import pytest
 import torch
 
 import tilelab
-from tests.helpers import assert_graph_replays, assert_matches_reference, randn
+from tests.helpers import assert_gradients_match, assert_graph_replays, assert_matches_reference, randn
 from tilelab import contracts
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_hopper
-from tilelab.reference import relative_error, tolerance
 
 pytestmark = [pytest.mark.gpu]
 
@@ -106,12 +105,7 @@ def test_batched_gradients(path, rng):
     which the pingpong kernel does not take)."""
     a = randn((3, 200, 96), torch.bfloat16, "cuda", rng).requires_grad_()
     b = randn((3, 96, 136), torch.bfloat16, "cuda", rng).requires_grad_()
-    out = tilelab.matmul(a, b, path=path)
-    grad = randn(out.shape, torch.bfloat16, "cuda", rng)
-    out.backward(grad)
-    a64, b64, g64 = (x.detach().double() for x in (a, b, grad))
-    assert relative_error(a.grad, g64 @ b64.transpose(1, 2)) < tolerance(torch.bfloat16)
-    assert relative_error(b.grad, a64.transpose(1, 2) @ g64) < tolerance(torch.bfloat16)
+    assert_gradients_match(lambda a, b: tilelab.matmul(a, b, path=path), a, b, rng)
 
 
 @pytest.mark.usefixtures("poisoned_outputs")

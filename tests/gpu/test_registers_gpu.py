@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import tilelab
-from tests.helpers import assert_graph_replays, assert_matches_reference, randn
+from tests.helpers import assert_gradients_match, assert_graph_replays, assert_matches_reference, randn
 from tilelab import contracts
 from tilelab.ops import gluon_launch
 from tilelab.ops import matmul as matmul_op
@@ -174,10 +174,4 @@ def test_gradients_with_the_path_forced(rng):
     """The backward multiplies by transposes, which the registers kernel does not take: it plans them itself."""
     a = randn((640, 384), torch.float32, "cuda", rng).requires_grad_()
     b = randn((384, 512), torch.float32, "cuda", rng).requires_grad_()
-    out = tilelab.matmul(a, b, path="registers")
-    grad = randn(tuple(out.shape), torch.float32, "cuda", rng)
-    out.backward(grad)
-    a64, b64, g64 = a.detach().double(), b.detach().double(), grad.double()
-    for got, want, name in ((a.grad, g64 @ b64.T, "dA"), (b.grad, a64.T @ g64, "dB")):
-        err = ((got.double() - want).norm() / want.norm()).item()
-        assert err < 2e-3, f"{name}: relative error {err:.2e}"
+    assert_gradients_match(lambda a, b: tilelab.matmul(a, b, path="registers"), a, b, rng, max_error=2e-3)
