@@ -15,6 +15,14 @@ def randn(shape, dtype: torch.dtype, device, gen: torch.Generator) -> torch.Tens
     return torch.randn(shape, generator=gen, dtype=torch.float32).to(device=device, dtype=dtype)
 
 
+def at_address(x: torch.Tensor, offset: int) -> torch.Tensor:
+    """A contiguous copy of `x` whose data starts `offset` bytes past a 128-byte boundary (an L2 line)."""
+    es = x.element_size()
+    buffer = torch.empty(x.numel() + 256 // es, dtype=x.dtype, device=x.device)
+    start = ((offset - buffer.data_ptr()) % 128) // es
+    return buffer[start:start + x.numel()].view(x.shape).copy_(x)
+
+
 def assert_matches_reference(out, a, b, *, precision=None, out_dtype=None, label=""):
     ref = matmul_reference(a, b)
     assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import tilelab
-from tests.helpers import assert_gradients_match, assert_matches_reference, randn
+from tests.helpers import assert_gradients_match, assert_graph_replays, assert_matches_reference, randn
 from tilelab import tuning
 from tilelab.ops import matmul as matmul_op
 from tilelab.reference import matmul_reference, relative_error
@@ -251,6 +251,35 @@ def test_tall_long_k_split_k_reads_through_tma_and_replays(m, n, k, dtype, rng, 
         torch.cuda.synchronize()
         assert_matches_reference(captured, a, b, label="graph replay")
     assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values()), "counters left set"
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("m,n,k,classes", [
+    (1000, 1000, 1000, 8),  # a default shape: 2000-byte rows
+    (1002, 2000, 3000, 2),  # M divisible by 2 only; K longer than B's rows are wide
+    (3000, 3000, 3000, 8),
+])
+def test_rows_off_sectors_are_read_in_classes_by_every_config(m, n, k, classes, dtype, rng, monkeypatch):
+    """Every descriptor config the tuner may choose, through A's row classes; then the default (tuned) call,
+    its replay through host-built 3-D descriptors, and a CUDA graph replayed twice."""
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+    a = randn((m, k), dtype, "cuda", rng)
+    b = randn((k, n), dtype, "cuda", rng)
+    plan = matmul_op.describe_plan(a, b, path="descriptor")
+    assert plan["row_classes"] == classes and plan["host_descriptors"]
+    if m != 1002:  # split-K's few tiles take 1002x2000x3000
+        assert matmul_op.describe_plan(a, b)["path"] == "descriptor"
+    for config in matmul_op._candidates(2, m, n, 2):
+        out = tilelab.matmul(a, b, path="descriptor", config=config)
+        assert_matches_reference(out, a, b, label=f"{config.label()} in {classes} classes")
+    matmul_op._REPLAYS.clear()  # each explicit config recorded a launch of its own
+    first = tilelab.matmul(a, b, path="descriptor")  # tunes, then records the launch
+    (replay,) = matmul_op._REPLAYS.values()
+    assert replay.host_descriptors
+    a2, b2 = randn((m, k), dtype, "cuda", rng), randn((k, n), dtype, "cuda", rng)
+    assert_matches_reference(first, a, b, label="recorded call")
+    assert_matches_reference(replay(a2, b2), a2, b2, label="replay through 3-D descriptors")
+    assert_graph_replays(lambda x, y: tilelab.matmul(x, y, path="descriptor"), (a, b), rng)
 
 
 def test_tf32x3_copies_a_row_major_b_to_k_major(rng):

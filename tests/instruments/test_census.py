@@ -121,6 +121,14 @@ def test_a_batch_is_copied_through_3d_descriptors(tmp_path):
         assert batch["census"]["ptx"]["tensormap.replace"] == 0
 
 
+def test_row_classes_read_a_and_write_c_through_3d_host_descriptors(tmp_path):
+    # --row-classes: A's rows off sectors, read by class (tilelab.ops.matmul.row_classes); descriptors from the host.
+    found = inspect(tmp_path, "--path", "descriptor", "--row-classes", "8")
+    ptx = found["census"]["ptx"]
+    assert found["row_classes"] == 8 and ptx["wgmma"] > 0 and ptx["tensormap.replace"] == 0
+    assert 0 < ptx["cp.async.bulk.tensor.3d"] < ptx["cp.async.bulk.tensor"]  # A and C in 3-D, B in 2-D
+
+
 @pytest.mark.parametrize("args", [
     ("--path", "descriptor", "--batch"),  # a batch is inspected on the kernels it takes by default
     ("--path", "registers", "--batch"),
@@ -159,6 +167,9 @@ def test_split_k_and_promoted_fp8_compile(tmp_path):
     ("--path", "pointer", "--b-layout", "nk"),  # pointer kernels are inspected with B [K, N]
     ("--path", "splitk", "--b-layout", "nk"),
     ("--op", "scaled_matmul", "--b-layout", "kn"),  # fp8 wgmma needs B K-major
+    ("--path", "pointer", "--row-classes", "8"),  # row classes are the descriptor kernel's
+    ("--path", "persistent", "--row-classes", "8"),
+    ("--dtype", "float32", "--row-classes", "8"),  # fp16/bf16 only, as planned
 ])
 def test_inspect_rejects_meaningless_combinations(tmp_path, args):
     done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path))

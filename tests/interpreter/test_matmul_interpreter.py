@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import tilelab
-from tests.helpers import assert_matches_reference, randn
+from tests.helpers import assert_matches_reference, at_address, randn
 from tilelab.ops import matmul as matmul_op
 
 pytestmark = pytest.mark.usefixtures("poisoned_outputs")
@@ -262,6 +262,26 @@ def test_split_k_reads_through_tma_from_256_rows(m, rows_aligned, through_tma, d
     assert used == [through_tma]
     assert matmul_op.describe_plan(a, b, path="splitk", config=config)["host_descriptors"] is through_tma
     assert_matches_reference(out, a, b, label=f"split-K {m} rows, through TMA: {through_tma}")
+
+
+@pytest.mark.parametrize("m,k,offset,classes", [
+    (512, 40, 0, 8),  # 80-byte rows, 16 bytes past a sector every other row; A's base on a line
+    (520, 24, 0, 8),
+    (516, 104, 0, 4),  # M divisible by 4, not 8
+    (514, 8, 0, 2),  # by 2 only
+    (512, 200, 64, 4),  # A's base 64 bytes into a line
+    (513, 40, 0, 1),  # odd M: rows as they are
+])
+@pytest.mark.parametrize("n", [1, 24, 136])
+def test_rows_off_sectors_are_read_in_classes(m, k, offset, classes, n, device, rng):
+    """Each class's K loop starts up to 56 elements before 0, where A's columns and B's rows read as zeros;
+    C's rows are stored by class. Ragged N, and K shorter than one K step. (bf16: tests/gpu.)"""
+    a = at_address(randn((m, k), torch.float16, device, rng), offset)
+    b = randn((k, n), torch.float16, device, rng)
+    config = tilelab.Config(64, 32, 32, group_m=2, num_warps=4, num_stages=2)
+    assert matmul_op.describe_plan(a, b, path="descriptor", config=config)["row_classes"] == classes
+    out = tilelab.matmul(a, b, path="descriptor", config=config)
+    assert_matches_reference(out, a, b, label=f"{m}x{n}x{k} in {classes} classes")
 
 
 def test_split_k_is_refused_for_huge_outputs(device):

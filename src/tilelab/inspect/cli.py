@@ -8,6 +8,7 @@
     kernel-inspect --path registers --target sm_90                   # tf32, B through registers (Gluon)
     kernel-inspect --path pingpong --target sm_90                    # fp16/bf16, warp groups in turns (Gluon)
     kernel-inspect --path pingpong --batch                           # a batch: 3-D descriptors
+    kernel-inspect --path descriptor --row-classes 8                 # A's rows off sectors, read in 8 classes
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -55,6 +56,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", action="store_true",
                    help="compile for a batch with an A and a B per entry, each operand one 3-D descriptor "
                         "([batch, rows, cols]); --path persistent or pingpong")
+    p.add_argument("--row-classes", type=int, choices=[8, 4, 2],
+                   help="--path descriptor: A's rows read in this many classes, through host-built descriptors "
+                        "(A and C 3-D), as tilelab plans fp16/bf16 rows that start 16 bytes into a sector "
+                        "(tilelab.ops.matmul.row_classes)")
     p.add_argument("--config",
                    help="pointer/descriptor: a named config (e.g. fixed); Hopper kernels: a candidate's label "
                         "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
@@ -80,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target,
-                                         args.accumulate, args.b_layout, args.batch)
+                                         args.accumulate, args.b_layout, args.batch, args.row_classes or 1)
     except (ValueError, KeyError) as exc:
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -91,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     label += f"-{result.accumulate}-accum" if result.accumulate else ""
     label += "-b-nk" if result.b_layout == "nk" and result.op == "matmul" else ""
     label += "-batch" if result.batched else ""
+    label += f"-rowclasses{result.row_classes}" if result.row_classes > 1 else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     written = compiler.save(result, directory)
     if args.json:
@@ -112,6 +118,7 @@ def print_census(result) -> None:
              + (f" ({result.accumulate} accumulation)" if result.accumulate else "")
              + f", B stored [{'N, K' if result.b_layout == 'nk' else 'K, N'}]"
              + (", a batch (3-D descriptors)" if result.batched else "")
+             + (f", A's rows in {result.row_classes} classes (A and C 3-D)" if result.row_classes > 1 else "")
              + f", tiles {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']}, "
                f"{cfg['num_warps']} warps, {cfg['num_stages']} stages")
     table = Table(title=title)
@@ -128,7 +135,8 @@ def print_census(result) -> None:
         "st.shared": "threads' own shared-memory stores (epilogue staging, transposes)",
         "cp.async": "per-thread async global -> shared copies (Ampere)",
         "cp.async.bulk.tensor": "TMA tile copies by descriptor (Hopper)",
-        "cp.async.bulk.tensor.3d": "of those, through a batch's 3-D descriptor (the matrix a coordinate)",
+        "cp.async.bulk.tensor.3d": "of those, through a 3-D descriptor (a batch's matrix or a row class a "
+                                   "coordinate)",
         "tensormap.replace": "descriptor fields written in the kernel (0: built on the host)",
         "fma.f32": "scalar float32 fused multiply-adds (no tensor cores)",
         "cvt.rna.tf32": "float32 rounded to tf32 to nearest (wgmma alone truncates)",

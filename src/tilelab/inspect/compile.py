@@ -25,6 +25,7 @@ class Inspection:
     accumulate: str | None = None  # scaled_matmul: "fast" or "promoted" (use_fast_accum True / False)
     b_layout: str = "kn"  # B as stored: "kn" ([K, N] rows) or "nk" ([N, K] rows, K-major)
     batched: bool = False  # a batch with an A and a B per entry: 3-D descriptors
+    row_classes: int = 1  # descriptor path: A's rows read in classes (`tilelab.ops.matmul.row_classes`)
 
 
 OPS = ("matmul", "scaled_matmul")
@@ -82,7 +83,7 @@ def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
 
 
 def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
-                  accumulate: str | None = None, b_layout: str = "kn", batched: bool = False):
+                  accumulate: str | None = None, b_layout: str = "kn", batched: bool = False, row_classes: int = 1):
     """(jit function, signature, constexprs, attrs, config) from the library, for ASTSource."""
     import torch
 
@@ -99,14 +100,15 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
     from tilelab.ops import matmul as matmul_op
 
     kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config,
-                                                                        b_k_major=b_k_major)
+                                                                        b_k_major=b_k_major, row_classes=row_classes)
     attrs = matmul_op.inspection_attrs(kernel, signature) if hasattr(matmul_op, "inspection_attrs") else None
     return kernel, signature, constexprs, attrs, chosen
 
 
 def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | None = None,
                    precision: str | None = None, config: str | None = None, target: str = "sm_90",
-                   accumulate: str | None = None, b_layout: str | None = None, batched: bool = False) -> Inspection:
+                   accumulate: str | None = None, b_layout: str | None = None, batched: bool = False,
+                   row_classes: int = 1) -> Inspection:
     """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8).
 
     b_layout: B as stored, "kn" ([K, N] rows; matmul's default) or "nk" ([N, K] rows, K-major).
@@ -116,6 +118,9 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     import triton
 
     path, dtype, accumulate, b_layout = resolve(op, path, dtype, precision, accumulate, b_layout)
+    if row_classes != 1 and (op != "matmul" or path != "descriptor" or dtype == "float32"):
+        raise ValueError(f"--row-classes inspects matmul's descriptor path in float16 or bfloat16 (A's rows read "
+                         f"in classes), not --op {op} --path {path} --dtype {dtype}")
     if batched and (op != "matmul" or path not in BATCH_PATHS):
         raise ValueError(f"--batch inspects matmul's {' or '.join(BATCH_PATHS)} path (3-D descriptors), not "
                          f"--op {op} --path {path}")
@@ -128,7 +133,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         compiled, chosen = _compile_pingpong(gpu_target, config, dtype, b_layout, batched)
     else:
         kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config,
-                                                                     accumulate, b_layout, batched)
+                                                                     accumulate, b_layout, batched, row_classes)
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
         compiled = triton.compile(source, target=gpu_target,
                                   options={"num_warps": chosen.num_warps, "num_stages": chosen.num_stages})
@@ -145,7 +150,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         kernel=compiled.metadata.name, op=op, path=path, dtype=dtype,
         precision=precision or ("tf32" if op == "matmul" else None),
         config=chosen.as_dict(), target=targets.label(gpu_target), stages=stages, metadata=metadata, census={},
-        accumulate=accumulate, b_layout=b_layout, batched=batched,
+        accumulate=accumulate, b_layout=b_layout, batched=batched, row_classes=row_classes,
     )
     result.census = take_census(stages, compiled, target == "native")
     return result
@@ -236,7 +241,7 @@ def as_json(result: Inspection) -> dict:
     return {
         "kernel": result.kernel, "op": result.op, "path": result.path, "dtype": result.dtype,
         "precision": result.precision, "accumulate": result.accumulate, "b_layout": result.b_layout,
-        "batched": result.batched, "config": result.config,
+        "batched": result.batched, "row_classes": result.row_classes, "config": result.config,
         "target": result.target,
         "metadata": result.metadata, "census": result.census, "stages": sorted(result.stages),
     }

@@ -182,6 +182,7 @@ def matmul_descriptor_kernel(
     A_K_MAJOR: tl.constexpr,
     B_K_MAJOR: tl.constexpr,
     HOST_DESCRIPTORS: tl.constexpr = False,
+    ROW_CLASSES: tl.constexpr = 1,
 ):
     """Tensor-descriptor matmul: tiles fetched whole, zero padding, no masks.
 
@@ -194,9 +195,29 @@ def matmul_descriptor_kernel(
     built on the host, passed as kernel parameters (3-D for a batch:
     `load_block`); otherwise every program builds its own for its batch, in
     global scratch memory, first (the stride arguments are used only then).
+
+    ROW_CLASSES > 1 (one GEMM, host descriptors, A stored [M, K] with rows
+    that start 16 bytes into a 32-byte sector): A and C are described as
+    [ROW_CLASSES, M / ROW_CLASSES, cols], class r holding rows r,
+    r + ROW_CLASSES, ... whose starts all share one offset within
+    16 * ROW_CLASSES bytes. A program owns the rows of one class and reads
+    K from `shift` elements before 0, so every box of A starts on that
+    boundary; TMA returns zeros for the columns of A and the rows of B
+    before 0 (`tilelab.ops.matmul.row_classes`).
     """
-    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
-    batch = tl.program_id(1)
+    shift = 0
+    if ROW_CLASSES > 1:
+        class_tiles = tl.cdiv(M // ROW_CLASSES, BLOCK_M)
+        pid_m, pid_n = grouped_tile(tl.program_id(0), ROW_CLASSES * class_tiles * BLOCK_M, N, BLOCK_M, BLOCK_N,
+                                    GROUP_M)
+        # The class takes the batch's place in A's and C's 3-D descriptors (B's is 2-D: one GEMM).
+        batch = pid_m % ROW_CLASSES
+        pid_m = pid_m // ROW_CLASSES
+        unit: tl.constexpr = 16 * ROW_CLASSES // (a_ptr.dtype.primitive_bitwidth // 8)  # in elements
+        shift = batch * stride_a_row % unit  # the class's first row starts this far past a boundary
+    else:
+        pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        batch = tl.program_id(1)
     if HOST_DESCRIPTORS:
         a_desc, b_desc, c_desc = a_ptr, b_ptr, c_ptr
     else:
@@ -210,7 +231,7 @@ def matmul_descriptor_kernel(
     off_m = pid_m * BLOCK_M
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        a, b = load_operand_tiles(a_desc, b_desc, batch, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
+    for k in range(0, tl.cdiv(K + shift, BLOCK_K)):
+        a, b = load_operand_tiles(a_desc, b_desc, batch, off_m, off_n, k * BLOCK_K - shift, A_K_MAJOR, B_K_MAJOR)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
     store_block(c_desc, batch, off_m, off_n, acc.to(c_desc.dtype))

@@ -54,6 +54,7 @@ class MatmulPlan:
     b_layout: OperandLayout
     element_size: int
     align: int = 1  # pointer path: `pointer_align`
+    row_classes: int = 1  # descriptor path: `row_classes`
 
     def as_dict(self) -> dict:
         return {
@@ -62,6 +63,7 @@ class MatmulPlan:
             "input_precision": self.input_precision,
             "offsets_64": self.offsets_64,
             "align": self.align,
+            "row_classes": self.row_classes,
             "a_row_major": self.a_layout.row_major,
             "b_row_major": self.b_layout.row_major,
         }
@@ -135,6 +137,36 @@ def rows_on_sectors(x3: torch.Tensor, layout: OperandLayout) -> bool:
     """
     es = x3.element_size()
     return all(v % SECTOR_BYTES == 0 for v in (x3.data_ptr(), layout.row_stride * es, layout.batch_stride * es))
+
+
+ROW_CLASS_MIN_M = 512  # `row_classes` was measured from 1000 rows up
+ROW_CLASS_COUNTS = (8, 4, 2)
+
+
+def row_classes(a3: torch.Tensor, a_layout: OperandLayout) -> int:
+    """How many classes of rows the descriptor kernel splits one GEMM's A into (1: none); `matmul_descriptor_kernel`.
+
+    fp16/bf16 rows that start 16 bytes into a 32-byte sector (`rows_on_sectors`) are read by TMA from L2 at
+    5.4-5.7 TB/s, against 8.0-9.8 for rows on 128-byte lines (results/h200-row-alignment-read-probe.log). But A's
+    rows are C's: with R classes, rows r, r + R, r + 2R, ... all start at one offset within 16R bytes (R rows of
+    16 * odd bytes span a multiple of 16R), and a program that owns one class can start reading K that many
+    elements early, on the boundary. The largest R of 8 (a 128-byte line), 4 and 2 (a sector) that divides M,
+    with A's base on such a boundary. Measured on the H200 against torch in turns (call QQQQQ, 128x64x128 tiles
+    in 8 classes against the default's 64x128x128 in one): 1000^3 fp16 0.85x -> 0.95x, bf16 0.91x -> 1.03x;
+    3000^3 (128x256x64) 0.68x -> 0.71x; 5000^3 0.77x -> 0.80x.
+
+    Not for a batch (its descriptors are already 3-D), A stored [K, M] (its rows are K's, shared by every
+    program), 4-byte types (unmeasured) or fewer than ROW_CLASS_MIN_M rows.
+    """
+    _, m, _ = a3.shape
+    es = a3.element_size()
+    if (a3.shape[0] != 1 or not a_layout.row_major or es != 2 or m < ROW_CLASS_MIN_M
+            or (a_layout.row_stride * es) % SECTOR_BYTES != SECTOR_BYTES // 2):
+        return 1
+    for count in ROW_CLASS_COUNTS:
+        if m % count == 0 and a3.data_ptr() % (16 * count) == 0:
+            return count
+    return 1
 
 
 def _persistent_pays_off(a3: torch.Tensor, b3: torch.Tensor, b_layout: OperandLayout, precision: str, batch: int,
@@ -354,7 +386,8 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
                                    f"M={m}, N={n}")
     offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, batch)
     align = pointer_align(a3, b3, n, k) if path == "pointer" else 1
-    return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size(), align)
+    classes = row_classes(a3, a_layout) if path == "descriptor" else 1
+    return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size(), align, classes)
 
 
 # -- launching -----------------------------------------------------------------------------------
@@ -363,6 +396,8 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
 def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int):
     """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
     grid_tiles = tile_count(m, n, config)
+    if plan.row_classes > 1:  # each class's rows tiled on their own
+        grid_tiles = plan.row_classes * tile_count(m // plan.row_classes, n, config)
     batch = c3.shape[0]
     kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
     # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
@@ -394,13 +429,24 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
     a_l, b_l = plan.a_layout, plan.b_layout
     # Descriptors built here, 3-D for a batch: no program builds its own (the strides are then unused).
     operands = host_descriptors(a3, b3, c3, a_l, b_l, config.block_m, config.block_n, config.block_k, config.block_n)
+    if plan.row_classes > 1:
+        operands = (row_class_descriptor(a3[0], plan.row_classes, a_l.row_stride, [config.block_m, config.block_k]),
+                    operands[1],
+                    row_class_descriptor(c3[0], plan.row_classes, c3.stride(1), [config.block_m, config.block_n]))
     return (
         *operands, m, n, k,
         _batch_stride(a3), a_l.row_stride,
         _batch_stride(b3), b_l.row_stride,
         c3.stride(0), c3.stride(1),
-        *tiles, a_l.row_major, not b_l.row_major, True,
+        *tiles, a_l.row_major, not b_l.row_major, True, plan.row_classes,
     )
+
+
+def row_class_descriptor(x: torch.Tensor, classes: int, row_stride: int, block: list[int]) -> TensorDescriptor:
+    """A row-major [rows, cols] matrix described as [classes, rows / classes, cols]: class r holds rows r,
+    r + classes, ... (`row_classes`), with [1, *block] blocks."""
+    rows, cols = x.shape
+    return TensorDescriptor(x, [classes, rows // classes, cols], [row_stride, classes * row_stride, 1], [1, *block])
 
 
 def _allocate_scratch(size: int, alignment: int, stream):
@@ -433,10 +479,12 @@ def _tuning_key(plan: MatmulPlan, a3, c3, m, n, k) -> str:
     # A batch has tiles to spare where one GEMM of its size has not: its own entry ("...|batch8"), not the
     # single GEMM's, whose tiles may be chosen small to fill the SMs.
     batch = () if c3.shape[0] == 1 else (f"batch{tuning.pow2_at_least(c3.shape[0], 1)}", )
+    # Rows read in classes favour other tiles (taller ones: B is the operand still read off sectors).
+    classes = () if plan.row_classes == 1 else (f"rowclasses{plan.row_classes}", )
     return "|".join((
         env.gpu_name(a3.device.index or 0) if a3.device.type == "cuda" else "cpu",
         plan.path, str(a3.dtype).removeprefix("torch."), str(c3.dtype).removeprefix("torch."),
-        plan.input_precision, layout, tuning.shape_bucket(m, n, k), *batch,
+        plan.input_precision, layout, tuning.shape_bucket(m, n, k), *batch, *classes,
     ))
 
 
@@ -1048,19 +1096,23 @@ _TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "f
 
 
 def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float16,
-                      precision: str | None = None, config: str | Config | None = None, *, b_k_major: bool = False):
+                      precision: str | None = None, config: str | Config | None = None, *, b_k_major: bool = False,
+                      row_classes: int = 1):
     """(kernel, signature, constexprs) for `triton.compiler.ASTSource`, as a real launch would specialize it.
 
     Row-major contiguous operands of a large aligned problem: unit strides
     become constants and pointers/strides are known 16-divisible, exactly
     what Triton's launcher would tell the compiler for such tensors.
     b_k_major (descriptor path): B stored [N, K] instead of [K, N].
+    row_classes > 1 (descriptor path): A's rows read in that many classes, through host-built descriptors, as
+    `row_classes` plans it for rows off sectors (A and C then 3-D).
     """
     # The Hopper kernels have their own: tilelab.ops.matmul_hopper.inspection_source.
     contracts.require_choice(path, "path", ("pointer", "descriptor"))
-    if b_k_major and path == "pointer":
-        raise contracts.ContractError("b_k_major applies to the descriptor path; the pointer path is inspected "
-                                      "with B [K, N]")
+    if (b_k_major or row_classes != 1) and path == "pointer":
+        raise contracts.ContractError("b_k_major and row_classes apply to the descriptor path; the pointer path is "
+                                      "inspected with B [K, N]")
+    contracts.require_choice(row_classes, "row_classes", (1, *ROW_CLASS_COUNTS))
     if dtype not in _TRITON_TYPE:
         raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
     if isinstance(config, str):
@@ -1089,8 +1141,13 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
         ints = {"M": "i32", "N": "i32", "K": "i32", "stride_ab": "i32", "stride_a_row": "i32",
                 "stride_bb": "i32", "stride_b_row": "i32", "stride_cb": "i32", "stride_c_row": "i32"}
         unit = {}
-        meta.update(A_K_MAJOR=True, B_K_MAJOR=b_k_major)
+        meta.update(A_K_MAJOR=True, B_K_MAJOR=b_k_major, HOST_DESCRIPTORS=row_classes > 1, ROW_CLASSES=row_classes)
     signature = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": ptr}
+    if row_classes > 1:  # as `_kernel_args` describes them: A and C by class, B as stored
+        t, bm, bn, bk = _TRITON_TYPE[dtype], config.block_m, config.block_n, config.block_k
+        b_block = f"{bn}, {bk}" if b_k_major else f"{bk}, {bn}"
+        signature = {"a_ptr": f"tensordesc<{t}[1, {bm}, {bk}]>", "b_ptr": f"tensordesc<{t}[{b_block}]>",
+                     "c_ptr": f"tensordesc<{t}[1, {bm}, {bn}]>"}
     signature.update({name: ("constexpr" if name in unit else kind) for name, kind in ints.items()})
     signature.update({name: "constexpr" for name in meta})
     constexprs = {**unit, **meta}
@@ -1102,5 +1159,5 @@ def inspection_attrs(kernel, signature: dict) -> dict:
     return {
         (kernel.arg_names.index(name),): [["tt.divisibility", 16]]
         for name, kind in signature.items()
-        if kind != "constexpr"
+        if kind != "constexpr" and not kind.startswith("tensordesc")
     }
