@@ -1,5 +1,6 @@
 """explain alignment: why rows of 1000 fp16 elements were loaded 2 bytes at a time, the one-line fix, and the
-cost that remains: rows that start mid-way through a 128-byte line, and worse, through a 32-byte sector."""
+cost that remains: rows that start mid-way through a 128-byte line, and worse, through a 32-byte sector; and
+how the kernel reads A's rows on lines anyway, by giving each program rows that start alike."""
 
 from __future__ import annotations
 
@@ -98,6 +99,25 @@ def build() -> Script:
     s.say("A and B are the caller's memory. Copying them onto lines inside the call lost at every size tried,")
     s.say("1000^3 to 5000^3 (results/h200-row-copy-probe.log: 1000^3 21.5 us with the copies, 12.8 without):")
     s.say("the copies cost about what aligned rows save.")
+
+    s.say("\nBut A's rows are C's rows, and the kernel decides which rows each program owns.")
+    s.ask("byte offsets in a line of rows 1, 9, 17, 25 (every 8th row from row 1)",
+          ", ".join(str(row * 2000 % LINE_BYTES) for row in (1, 9, 17, 25)))
+    s.say("Rows r, r + 8, r + 16, ... form one class: 8 rows span 125 whole lines, so all of a class's rows")
+    s.say("start at the same offset. A program that owns one class can read its K from that many bytes early:")
+    shift = 1 * 2000 % LINE_BYTES // 2
+    s.ask("class 1: elements to start early so its boxes begin on a line", f"{shift} (80 bytes)")
+    s.ask("what TMA returns for the columns of A before 0, and for B's rows before 0",
+          "zeros: the extra products add nothing; K's loop takes one more step")
+    s.ask("why not B's rows too?", "B's rows are K's: every program reads all of them, whatever its class")
+    s.ask("row_classes for 1000x1000 fp16 (tilelab.ops.matmul.row_classes)", classes(1000, 1000))
+    s.ask("... for 1002 rows (2 divides M, 4 does not: classes on 32-byte sectors)", classes(1002, 1000))
+    s.ask("... for rows of 1024 (on lines already)", classes(1000, 1024))
+    s.say("The descriptor kernel describes A and C as [classes, M / classes, cols] (host-built descriptors,")
+    s.say("src/tilelab/kernels/matmul.py, ROW_CLASSES). Its tiles change too: B is now the operand read off")
+    s.say("sectors, so taller tiles (128x64) read it fewer times. On the H200, in turns with torch")
+    s.say("(results/h200-row-class-probe-host.log): 1000^3 fp16 12.4 -> 11.1 us (torch 10.6), bf16 12.4 -> 11.0")
+    s.say("(torch 11.4); the default sweeps put 1000^3 at 0.92-0.99x fp16 and 0.97x bf16, from 0.82x and 0.87x.")
     s.ask("padded_row_stride(1000, 2): the 16-byte rule TMA needs, for a 1000-wide fp16 row", padded(1000, 2))
     s.ask("output_row_stride(1000, 2): what tilelab gives the rows of an output it stores through TMA",
           output_row(1000, 2))
@@ -129,6 +149,16 @@ def on_sectors(width: int, element_size: int) -> bool:
 
     x = torch.empty((1, width, width), dtype={2: torch.float16, 4: torch.float32}[element_size], device="meta")
     return rows_on_sectors(x, operand_layout(x))
+
+
+def classes(rows: int, width: int) -> int:
+    """tilelab.ops.matmul.row_classes for a contiguous fp16 A [rows, width] whose base starts a line."""
+    import torch
+
+    from tilelab.ops.matmul import operand_layout, row_classes
+
+    a = torch.empty((1, rows, width), dtype=torch.float16, device="meta")  # meta: address 0, on every boundary
+    return row_classes(a, operand_layout(a))
 
 
 def padded(width: int, element_size: int) -> int:

@@ -96,6 +96,11 @@ def test_alignment_walkthrough_asks_the_library():
     assert answers["padded_row_stride(1000, 2): the 16-byte rule TMA needs, for a 1000-wide fp16 row"] == "1000"
     assert answers["output_row_stride(1000, 2): what tilelab gives the rows of an output it stores through TMA"] \
         == "1024"
+    assert answers["byte offsets in a line of rows 1, 9, 17, 25 (every 8th row from row 1)"] == "80, 80, 80, 80"
+    assert answers["class 1: elements to start early so its boxes begin on a line"] == "40 (80 bytes)"
+    assert answers["row_classes for 1000x1000 fp16 (tilelab.ops.matmul.row_classes)"] == "8"
+    assert answers["... for 1002 rows (2 divides M, 4 does not: classes on 32-byte sectors)"] == "2"
+    assert answers["... for rows of 1024 (on lines already)"] == "1"
 
 
 def test_lines_and_sectors_counts_partial_units():
