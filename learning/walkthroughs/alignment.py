@@ -113,6 +113,11 @@ def build() -> Script:
     s.ask("row_classes for 1000x1000 fp16 (tilelab.ops.matmul.row_classes)", classes(1000, 1000))
     s.ask("... for 1002 rows (2 divides M, 4 does not: classes on 32-byte sectors)", classes(1002, 1000))
     s.ask("... for rows of 1024 (on lines already)", classes(1000, 1024))
+    s.ask("... for 640 rows (8 classes of 80 rows: 8 tiles of 128 rows where 5 cover M)", classes(640, 1000))
+    s.ask("... for 1000 rows with B 2000 wide (B's rows on sectors)", classes(1000, 1000, 2000))
+    s.say("The rule keeps the classes to what measured faster: each class's tiles no more than M's, and B off")
+    s.say("sectors too. With B on sectors the extra K step cost more than A's reads saved: 2000x2000x1000 took")
+    s.say("19.0 us in classes, 18.5 without (results/h200-row-class-rule-probe.log).")
     s.say("The descriptor kernel describes A and C as [classes, M / classes, cols] (host-built descriptors,")
     s.say("src/tilelab/kernels/matmul.py, ROW_CLASSES). Its tiles change too: B is now the operand read off")
     s.say("sectors, so taller tiles (128x64) read it fewer times. On the H200, in turns with torch")
@@ -151,14 +156,16 @@ def on_sectors(width: int, element_size: int) -> bool:
     return rows_on_sectors(x, operand_layout(x))
 
 
-def classes(rows: int, width: int) -> int:
-    """tilelab.ops.matmul.row_classes for a contiguous fp16 A [rows, width] whose base starts a line."""
+def classes(rows: int, width: int, b_width: int = 1000) -> int:
+    """tilelab.ops.matmul.row_classes for contiguous fp16 A [rows, width] (its base on a line) and B [width,
+    b_width]."""
     import torch
 
     from tilelab.ops.matmul import operand_layout, row_classes
 
     a = torch.empty((1, rows, width), dtype=torch.float16, device="meta")  # meta: address 0, on every boundary
-    return row_classes(a, operand_layout(a))
+    b = torch.empty((1, width, b_width), dtype=torch.float16, device="meta")
+    return row_classes(a, operand_layout(a), b, operand_layout(b))
 
 
 def padded(width: int, element_size: int) -> int:

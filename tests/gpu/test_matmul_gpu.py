@@ -256,7 +256,7 @@ def test_tall_long_k_split_k_reads_through_tma_and_replays(m, n, k, dtype, rng, 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("m,n,k,classes", [
     (1000, 1000, 1000, 8),  # a default shape: 2000-byte rows
-    (1002, 2000, 3000, 2),  # M divisible by 2 only; K longer than B's rows are wide
+    (1002, 1000, 3000, 2),  # M divisible by 2 only; K longer than B's rows are wide
     (3000, 3000, 3000, 8),
 ])
 def test_rows_off_sectors_are_read_in_classes_by_every_config(m, n, k, classes, dtype, rng, monkeypatch):
@@ -267,7 +267,7 @@ def test_rows_off_sectors_are_read_in_classes_by_every_config(m, n, k, classes, 
     b = randn((k, n), dtype, "cuda", rng)
     plan = matmul_op.describe_plan(a, b, path="descriptor")
     assert plan["row_classes"] == classes and plan["host_descriptors"]
-    if m != 1002:  # split-K's few tiles take 1002x2000x3000
+    if m != 1002:  # split-K's few tiles take 1002x1000x3000
         assert matmul_op.describe_plan(a, b)["path"] == "descriptor"
     for config in matmul_op._candidates(2, m, n, 2):
         out = tilelab.matmul(a, b, path="descriptor", config=config)

@@ -265,17 +265,18 @@ def test_split_k_reads_through_tma_from_256_rows(m, rows_aligned, through_tma, d
 
 
 @pytest.mark.parametrize("m,k,offset,classes", [
-    (512, 40, 0, 8),  # 80-byte rows, 16 bytes past a sector every other row; A's base on a line
-    (520, 24, 0, 8),
-    (516, 104, 0, 4),  # M divisible by 4, not 8
-    (514, 8, 0, 2),  # by 2 only
-    (512, 200, 64, 4),  # A's base 64 bytes into a line
-    (513, 40, 0, 1),  # odd M: rows as they are
+    (1024, 40, 0, 8),  # 80-byte rows, 16 bytes past a sector every other row; A's base on a line
+    (1000, 24, 0, 8),
+    (1004, 104, 0, 4),  # M divisible by 4, not 8
+    (1002, 8, 0, 2),  # by 2 only
+    (1000, 200, 64, 4),  # A's base 64 bytes into a line
+    (1001, 40, 0, 1),  # odd M: rows as they are
 ])
 @pytest.mark.parametrize("n", [1, 24, 136])
 def test_rows_off_sectors_are_read_in_classes(m, k, offset, classes, n, device, rng):
     """Each class's K loop starts up to 56 elements before 0, where A's columns and B's rows read as zeros;
-    C's rows are stored by class. Ragged N, and K shorter than one K step. (bf16: tests/gpu.)"""
+    C's rows are stored by class. Ragged N (B's rows off sectors at every N here, as the rule wants), and K
+    shorter than one K step. (bf16: tests/gpu.)"""
     a = at_address(randn((m, k), torch.float16, device, rng), offset)
     b = randn((k, n), torch.float16, device, rng)
     config = tilelab.Config(64, 32, 32, group_m=2, num_warps=4, num_stages=2)

@@ -101,6 +101,8 @@ def test_alignment_walkthrough_asks_the_library():
     assert answers["row_classes for 1000x1000 fp16 (tilelab.ops.matmul.row_classes)"] == "8"
     assert answers["... for 1002 rows (2 divides M, 4 does not: classes on 32-byte sectors)"] == "2"
     assert answers["... for rows of 1024 (on lines already)"] == "1"
+    assert answers["... for 640 rows (8 classes of 80 rows: 8 tiles of 128 rows where 5 cover M)"] == "1"
+    assert answers["... for 1000 rows with B 2000 wide (B's rows on sectors)"] == "1"
 
 
 def test_lines_and_sectors_counts_partial_units():

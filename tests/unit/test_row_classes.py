@@ -18,14 +18,17 @@ from tilelab.ops import matmul as matmul_op
 from tilelab.tuning import Config
 
 
-def classes_of(m, k, dtype=torch.float16, offset=0) -> int:
+def classes_of(m, k, dtype=torch.float16, offset=0, n=None) -> int:
+    """`row_classes` for A [m, k] at `offset` bytes past a line, and a contiguous B [k, n] (n = k by default)."""
     a3 = at_address(torch.empty(m, k, dtype=dtype), offset)[None]
-    return matmul_op.row_classes(a3, matmul_op.operand_layout(a3))
+    b3 = torch.empty(1, k, k if n is None else n, dtype=dtype)
+    return matmul_op.row_classes(a3, matmul_op.operand_layout(a3), b3, matmul_op.operand_layout(b3))
 
 
 @pytest.mark.parametrize("m,k,offset,expected", [
     (1000, 1000, 0, 8),  # 2000-byte rows: 8 of them span 125 lines
     (3000, 3000, 0, 8),
+    (1024, 40, 0, 8),
     (1004, 1000, 0, 4),  # M divisible by 4, not 8: classes start on 64 bytes
     (1002, 1000, 0, 2),  # by 2 only: on sectors
     (1001, 1000, 0, 1),  # odd M
@@ -34,24 +37,33 @@ def classes_of(m, k, dtype=torch.float16, offset=0) -> int:
     (1000, 1000, 16, 1),  # base off its sector: no class would start on one
     (1000, 1008, 0, 1),  # rows on sectors already
     (1000, 1024, 0, 1),  # on lines
-    (512, 40, 0, 8),  # ROW_CLASS_MIN_M rows
-    (511, 40, 0, 1),
+    (512, 40, 0, 4),  # 8 classes of 64 rows would take 8 tiles of 128 rows where 4 do; 4 classes take 4
+    (2600, 2600, 0, 1),  # 325 rows a class: 24 tiles of 128 against 21, and no fewer classes divide evenly
+    (640, 1000, 0, 1),
+    (511, 40, 0, 1),  # fewer than ROW_CLASS_MIN_M rows
     (256, 40, 0, 1),
 ])
 def test_which_problems_read_rows_in_classes(m, k, offset, expected):
     assert classes_of(m, k, offset=offset) == expected
 
 
+def test_only_where_b_is_off_sectors_too():
+    assert classes_of(1000, 1000, n=1000) == 8  # B's 2000-byte rows: off sectors
+    assert classes_of(1000, 1000, n=2000) == 1  # 4000 bytes: on sectors (2000x2000x1000 measured slower)
+    assert classes_of(1000, 1000, n=2048) == 1
+
+
 def test_bfloat16_too_but_not_float32_or_a_stored_k_by_m():
     assert classes_of(1000, 1000, torch.bfloat16) == 8
     assert classes_of(1000, 1004, torch.float32) == 1  # 4016-byte rows are off sectors, but unmeasured
     a3 = at_address(torch.empty(1000, 1000, dtype=torch.float16), 0).t()[None]  # A stored [K, M]: its rows are K's
-    assert matmul_op.row_classes(a3, matmul_op.operand_layout(a3)) == 1
+    b3 = torch.empty(1, 1000, 1000, dtype=torch.float16)
+    assert matmul_op.row_classes(a3, matmul_op.operand_layout(a3), b3, matmul_op.operand_layout(b3)) == 1
 
 
 def test_a_batch_keeps_its_3d_descriptors():
     a3 = torch.empty(2, 1000, 1000, dtype=torch.float16)
-    assert matmul_op.row_classes(a3, matmul_op.operand_layout(a3)) == 1
+    assert matmul_op.row_classes(a3, matmul_op.operand_layout(a3), a3, matmul_op.operand_layout(a3)) == 1
 
 
 @pytest.mark.parametrize("path,expected", [("descriptor", 8), ("pointer", 1), ("persistent", 1)])

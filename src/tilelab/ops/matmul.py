@@ -139,21 +139,29 @@ def rows_on_sectors(x3: torch.Tensor, layout: OperandLayout) -> bool:
     return all(v % SECTOR_BYTES == 0 for v in (x3.data_ptr(), layout.row_stride * es, layout.batch_stride * es))
 
 
-ROW_CLASS_MIN_M = 512  # `row_classes` was measured from 1000 rows up
+ROW_CLASS_MIN_M = 512  # `row_classes` was measured from 640 rows up
 ROW_CLASS_COUNTS = (8, 4, 2)
+ROW_CLASS_TILE_M = 128  # the tile height `row_classes` counts with: every winner tuned in classes has it
 
 
-def row_classes(a3: torch.Tensor, a_layout: OperandLayout) -> int:
+def row_classes(a3: torch.Tensor, a_layout: OperandLayout, b3: torch.Tensor, b_layout: OperandLayout) -> int:
     """How many classes of rows the descriptor kernel splits one GEMM's A into (1: none); `matmul_descriptor_kernel`.
 
     fp16/bf16 rows that start 16 bytes into a 32-byte sector (`rows_on_sectors`) are read by TMA from L2 at
     5.4-5.7 TB/s, against 8.0-9.8 for rows on 128-byte lines (results/h200-row-alignment-read-probe.log). But A's
     rows are C's: with R classes, rows r, r + R, r + 2R, ... all start at one offset within 16R bytes (R rows of
     16 * odd bytes span a multiple of 16R), and a program that owns one class can start reading K that many
-    elements early, on the boundary. The largest R of 8 (a 128-byte line), 4 and 2 (a sector) that divides M,
-    with A's base on such a boundary. Measured on the H200 against torch in turns (call QQQQQ, 128x64x128 tiles
-    in 8 classes against the default's 64x128x128 in one): 1000^3 fp16 0.85x -> 0.95x, bf16 0.91x -> 1.03x;
-    3000^3 (128x256x64) 0.68x -> 0.71x; 5000^3 0.77x -> 0.80x.
+    elements early, on the boundary (one more K step). The largest R of 8 (a 128-byte line), 4 and 2 (a sector)
+    that divides M, with A's base on such a boundary, and whose classes need no more 128-row tiles than M does.
+    Measured on the H200 against torch in turns (call QQQQQ, results/h200-row-class-probe-host.log; 128x64x128
+    tiles in 8 classes against the default's 64x128x128 in one): 1000^3 fp16 0.85x -> 0.95x, bf16 0.91x ->
+    1.03x; 3000^3 (128x256x64) 0.68x -> 0.71x; 5000^3 0.77x -> 0.80x.
+
+    Only where B's rows are off sectors too: the problem is then bound by L2 reads, which the classes cut. With
+    and without classes, each tuned, in turns (call UUUUU, results/h200-row-class-rule-probe.log, fp16):
+    2000x2000x1000 19.0 against 18.5 us and 4000x4000x1000 60.8 against 59.1 (B's rows on sectors), and where
+    the classes took more tiles, 2600^3 81.5 against 77.4 (24 tiles of 128 rows against 21) and 640x1000x1000
+    12.8 against 10.8 (8 against 5); 1000^3 11.2 against 12.5.
 
     Not for a batch (its descriptors are already 3-D), A stored [K, M] (its rows are K's, shared by every
     program), 4-byte types (unmeasured) or fewer than ROW_CLASS_MIN_M rows.
@@ -161,10 +169,12 @@ def row_classes(a3: torch.Tensor, a_layout: OperandLayout) -> int:
     _, m, _ = a3.shape
     es = a3.element_size()
     if (a3.shape[0] != 1 or not a_layout.row_major or es != 2 or m < ROW_CLASS_MIN_M
-            or (a_layout.row_stride * es) % SECTOR_BYTES != SECTOR_BYTES // 2):
+            or (a_layout.row_stride * es) % SECTOR_BYTES != SECTOR_BYTES // 2 or rows_on_sectors(b3, b_layout)):
         return 1
+    tiles = ceil_div(m, ROW_CLASS_TILE_M)
     for count in ROW_CLASS_COUNTS:
-        if m % count == 0 and a3.data_ptr() % (16 * count) == 0:
+        if (m % count == 0 and a3.data_ptr() % (16 * count) == 0
+                and count * ceil_div(m // count, ROW_CLASS_TILE_M) == tiles):
             return count
     return 1
 
@@ -386,7 +396,7 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
                                    f"M={m}, N={n}")
     offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, batch)
     align = pointer_align(a3, b3, n, k) if path == "pointer" else 1
-    classes = row_classes(a3, a_layout) if path == "descriptor" else 1
+    classes = row_classes(a3, a_layout, b3, b_layout) if path == "descriptor" else 1
     return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size(), align, classes)
 
 
@@ -428,11 +438,13 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
         )
     a_l, b_l = plan.a_layout, plan.b_layout
     # Descriptors built here, 3-D for a batch: no program builds its own (the strides are then unused).
-    operands = host_descriptors(a3, b3, c3, a_l, b_l, config.block_m, config.block_n, config.block_k, config.block_n)
-    if plan.row_classes > 1:
-        operands = (row_class_descriptor(a3[0], plan.row_classes, a_l.row_stride, [config.block_m, config.block_k]),
-                    operands[1],
-                    row_class_descriptor(c3[0], plan.row_classes, c3.stride(1), [config.block_m, config.block_n]))
+    bm, bn, bk = config.block_m, config.block_n, config.block_k
+    if plan.row_classes > 1:  # A and C by class (`row_classes`), B as stored
+        operands = (row_class_descriptor(a3[0], plan.row_classes, a_l.row_stride, [bm, bk]),
+                    stored_descriptor(b3, b_l.row_major, b_l.row_stride, [bk, bn]),
+                    row_class_descriptor(c3[0], plan.row_classes, c3.stride(1), [bm, bn]))
+    else:
+        operands = host_descriptors(a3, b3, c3, a_l, b_l, bm, bn, bk, bn)
     return (
         *operands, m, n, k,
         _batch_stride(a3), a_l.row_stride,
