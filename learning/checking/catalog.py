@@ -63,7 +63,7 @@ EXERCISES = [
              ("matmul_kernel", "launch_matmul")),
     Exercise("alignment", "9", "python", "what a row's start lets loads do: vector widths and sectors",
              ("proven_vector_bytes", "sectors_touched", "row_offsets", "worst_box_row_sectors",
-              "aligned_row_stride")),
+              "aligned_row_stride", "class_shift")),
     Exercise("filling", "I5", "python", "enough tiles for the SMs: counts, waves and the largest tile that fills",
              ("tile_count", "waves", "busy_fraction", "choose_tiles")),
     Exercise("turns", "I6", "python", "two warp groups taking turns: ring positions, parity waits and when it pays",

@@ -16,6 +16,8 @@ HINTS = {
         " row_offsets(row_bytes, sector), then the largest.",
         "aligned_row_stride: a 1000-wide fp16 row is 2000 bytes; the next multiple of 128 bytes is 2048, which"
         " is 1024 elements.",
+        "class_shift: row 1 of 2000-byte rows starts at byte 2000 = 15 x 128 + 80: 80 bytes past a line, so a"
+        " class of 8 rows reads 80 bytes (40 fp16 elements) early. Row 9 starts 8 x 2000 = 125 x 128 bytes later.",
     ],
     "filling": [
         "tile_count: ceil(1000 / 128) = 8 tiles along M and ceil(1000 / 64) = 16 along N: 8 x 16 = 128 tiles."

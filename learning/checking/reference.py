@@ -101,6 +101,11 @@ def aligned_row_stride(width: int, element_size: int) -> int:
     return -(-width // per_unit) * per_unit
 
 
+def class_shift(row_bytes: int, classes: int, row_class: int, element_size: int) -> int:
+    """What the descriptor kernel computes for its class (`shift` in tilelab.kernels.matmul, ROW_CLASSES)."""
+    return row_class * row_bytes % (16 * classes) // element_size
+
+
 # Exercise 14 (workshop I5): enough tiles for the SMs.
 H200_SMS = 132
 # The (block_m, block_n) of tilelab.ops.matmul_registers.CONFIGS, in their order (largest first);

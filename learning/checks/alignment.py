@@ -1,5 +1,5 @@
-"""Checks for exercise 13 (lesson 9): the widest aligned load, sectors touched, where rows start, and where
-to put them."""
+"""Checks for exercise 13 (lesson 9): the widest aligned load, sectors touched, where rows start, where to put
+them, and where a class of rows starts reading."""
 
 from __future__ import annotations
 
@@ -86,10 +86,32 @@ def check_aligned_row_stride(module, trial) -> None:
                         ])
 
 
+def check_class_shift(module, trial) -> None:
+    cases = [(2000, 8, r, 2) for r in range(8)] + [(2000, 2, 1, 2), (2000, 4, 3, 2), (6000, 8, 5, 2),
+                                                   (10000, 4, 2, 2), (80, 8, 7, 2), (4016, 8, 3, 4)]
+    cases += [(16 * (2 * trial.rng.randint(0, 500) + 1), classes, trial.rng.randrange(classes), 2)
+              for classes in (2, 4, 8)]
+    for row_bytes, classes, row_class, size in cases:
+        with trial.case(f"class_shift({row_bytes}, {classes}, {row_class}, {size})"):
+            want = ref.class_shift(row_bytes, classes, row_class, size)
+            offset = row_class * row_bytes % (16 * classes)
+            check_value(module.class_shift(row_bytes, classes, row_class, size), want,
+                        f"class_shift({row_bytes}, {classes}, {row_class}, {size})", known_mistakes=[
+                            (offset, "that is the shift in bytes: the K coordinate counts elements "
+                                     "(divide by element_size)"),
+                            (row_class * row_bytes % 128 // size, "the boundary is 16 * classes bytes: 2 classes "
+                                                                   "only put rows on 32-byte sectors, not on lines"),
+                            ((16 * classes - offset) % (16 * classes) // size,
+                             "that reads later, not earlier: the row starts `offset` bytes past the boundary, so "
+                             "step back by that much"),
+                        ])
+
+
 PARTS = [
     Part("proven_vector_bytes", check_proven_vector_bytes),
     Part("sectors_touched", check_sectors_touched),
     Part("row_offsets", check_row_offsets),
     Part("worst_box_row_sectors", check_worst_box_row_sectors),
     Part("aligned_row_stride", check_aligned_row_stride),
+    Part("class_shift", check_class_shift),
 ]

@@ -10,9 +10,11 @@ Two questions decide how fast its rows can be read:
   decides a path with it.
 
 A caller can put rows where they cost nothing: tilelab.empty_aligned allocates rows on 128-byte lines, with
-the row stride that aligned_row_stride asks for (tilelab.alignment.output_row_stride).
+the row stride that aligned_row_stride asks for (tilelab.alignment.output_row_stride). And the kernel can read
+A's rows on lines anyway, by giving each program rows that all start alike (class_shift;
+tilelab.ops.matmul.row_classes).
 
-Implement the five functions, then run:  python -m learning.check alignment
+Implement the six functions, then run:  python -m learning.check alignment
 Standard library only. `python -m learning.explain alignment` shows the measurements behind this.
 """
 
@@ -59,3 +61,16 @@ def aligned_row_stride(width, element_size):
     aligned_row_stride(1000, 2) == 1024; aligned_row_stride(3000, 2) == 3008; aligned_row_stride(36, 2) == 40.
     """
     raise NotImplementedError("aligned_row_stride: round the row's bytes up to a line (or 16 bytes), then divide")
+
+
+def class_shift(row_bytes, classes, row_class, element_size):
+    """Rows row_class, row_class + classes, row_class + 2 * classes, ... form one class. When row_bytes is an
+    odd multiple of 16 and classes is 2, 4 or 8, every row of a class starts at the same offset past a
+    multiple of 16 * classes bytes. A program that owns the class starts reading K that many bytes early, so
+    that its reads begin on the boundary (columns before 0 read as zeros). How many ELEMENTS early?
+    0 <= row_class < classes.
+
+    class_shift(2000, 8, 1, 2) == 40 (rows 1, 9, 17, ... start 80 bytes into a line);
+    class_shift(2000, 2, 1, 2) == 8 (16 bytes into a sector); class_shift(2000, 8, 0, 2) == 0.
+    """
+    raise NotImplementedError("class_shift: where the class's first row starts, modulo 16 * classes bytes")

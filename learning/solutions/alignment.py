@@ -25,3 +25,9 @@ def aligned_row_stride(width, element_size):
     unit = 128 if width * element_size >= 128 else 16  # a line, or TMA's 16 bytes for short rows
     per_unit = unit // element_size  # element sizes are powers of two up to 8: they divide both units
     return -(-width // per_unit) * per_unit
+
+
+def class_shift(row_bytes, classes, row_class, element_size):
+    # Row row_class + j * classes starts j * classes * row_bytes later: a multiple of 16 * classes bytes when
+    # row_bytes is a multiple of 16. So the class's first row tells where all of them start.
+    return row_class * row_bytes % (16 * classes) // element_size

@@ -39,6 +39,8 @@ CASES = [
      ["sectors_touched(16, 128, sector=32) returned 4, expected 5", "can touch one more"]),
     ("alignment_stride_in_elements", "alignment", Status.FAIL,
      ["aligned_row_stride(3000, 2) returned 3072, expected 3008", "128 is a count of bytes, not of elements"]),
+    ("alignment_class_shift_in_bytes", "alignment", Status.FAIL,
+     ["class_shift(2000, 8, 1, 2) returned 80, expected 40", "the shift in bytes"]),
     ("filling_floor_tiles", "filling", Status.FAIL,
      ["tile_count(1000, 1000, 128, 64) returned 105, expected 128", "a partial tile is still a tile"]),
     ("filling_busy_per_sm", "filling", Status.FAIL,

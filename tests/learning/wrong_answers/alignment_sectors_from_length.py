@@ -2,6 +2,7 @@
 
 from learning.solutions.alignment import (  # noqa: F401
     aligned_row_stride,
+    class_shift,
     proven_vector_bytes,
     row_offsets,
     worst_box_row_sectors,
