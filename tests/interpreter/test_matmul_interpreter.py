@@ -285,6 +285,16 @@ def test_rows_off_sectors_are_read_in_classes(m, k, offset, classes, n, device, 
     assert_matches_reference(out, a, b, label=f"{m}x{n}x{k} in {classes} classes")
 
 
+def test_row_classes_follow_a_view_s_row_stride(device, rng):
+    """A [1000, 136] view of [1000, 200] rows: the classes and their shifts come from the 400-byte row stride,
+    not from K."""
+    a = at_address(randn((1000, 200), torch.float16, device, rng), 0)[:, :136]
+    b = randn((136, 24), torch.float16, device, rng)
+    config = tilelab.Config(64, 32, 32, group_m=2, num_warps=4, num_stages=2)
+    assert matmul_op.describe_plan(a, b, path="descriptor", config=config)["row_classes"] == 8
+    assert_matches_reference(tilelab.matmul(a, b, path="descriptor", config=config), a, b, label="strided A")
+
+
 def test_split_k_is_refused_for_huge_outputs(device):
     a = torch.ones((1 << 16, 1), device=device).expand(1 << 16, 4)
     b = torch.ones((1, 1 << 15), device=device).expand(4, 1 << 15)
