@@ -405,9 +405,8 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
 
 def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int):
     """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
-    grid_tiles = tile_count(m, n, config)
-    if plan.row_classes > 1:  # each class's rows tiled on their own
-        grid_tiles = plan.row_classes * tile_count(m // plan.row_classes, n, config)
+    # Each class of rows is tiled on its own (`row_classes`; one class: all of M).
+    grid_tiles = plan.row_classes * tile_count(m // plan.row_classes, n, config)
     batch = c3.shape[0]
     kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
     # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
