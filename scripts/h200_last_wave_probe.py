@@ -3,7 +3,7 @@
     PYTHONPATH=src:. python scripts/h200_last_wave_probe.py [--rounds 10] [--rest-paths]
 
 Needs commit 93b77dd: `tilelab.ops.matmul_last_wave` was removed after calls NNN and OOO measured it
-(results/h200-last-wave-probe.log, -rest-probe.log; docs/PERFORMANCE.md, ninth session).
+(results/h200-last-wave-probe.log, -rest-probe.log; docs/PERFORMANCE-HISTORY.md, ninth session).
 
 `tilelab.ops.matmul_last_wave` hands the tiles of a poorly filled last wave to a second launch. This times,
 in turns with torch, the default planned at every call with the split and without it (LAST_WAVE_MAX_FILL=0),

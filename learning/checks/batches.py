@@ -13,9 +13,9 @@ from learning.checking.trial import CheckFailure, Part
 
 SMS = ref.H200_SMS
 SM_CHOICES = [8, 16, 46, 78, 108, 114, 132, 170]
-# (batch, tiles per matrix) from docs/PERFORMANCE.md's batches: 8x4096x4096x1024 in the persistent kernel's
-# 128x256 tiles (512) and in 128x128 ones (1024); 256x128^3, 128x128^3, 2x1024^3 and 4x512^3 in 128x128 tiles;
-# 32x1024x1024x128 in 128x256 tiles.
+# (batch, tiles per matrix) from the batches in docs/PERFORMANCE-HISTORY.md (fourteenth session): 8x4096x4096x1024
+# in the persistent kernel's 128x256 tiles (512) and in 128x128 ones (1024); 256x128^3, 128x128^3, 2x1024^3 and
+# 4x512^3 in 128x128 tiles; 32x1024x1024x128 in 128x256 tiles.
 MEASURED = [(8, 512), (8, 1024), (256, 1), (128, 1), (2, 64), (4, 16), (32, 32), (4, 512), (2, 512), (1, 512)]
 
 

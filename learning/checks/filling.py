@@ -17,7 +17,7 @@ BLOCKS = [16, 32, 64, 128, 256]
 # Tiles the random cases draw candidate lists from; a list keeps this order, largest first.
 TILE_POOL = [(256, 256), (256, 128), (128, 256), (256, 64), (128, 128), (64, 256), (128, 64), (64, 128),
              (64, 64), (32, 64), (64, 32), (32, 32), (16, 16)]
-# (m, n) of C at shapes the H200 measured (docs/PERFORMANCE.md, the eleventh session), and two more.
+# (m, n) of C at shapes the H200 measured (docs/PERFORMANCE-HISTORY.md, the eleventh session), and two more.
 MEASURED = [(4096, 4096), (2048, 2048), (768, 4096), (512, 4096), (1000, 1000), (1024, 1024), (128, 11008),
             (256, 4096), (128, 4096), (512, 512), (64, 4096), (16, 4096), (64, 16384), (300, 260), (100, 16384)]
 

@@ -9,7 +9,7 @@ from learning.checking.trial import Part
 
 SMS = ref.H200_SMS
 SM_CHOICES = [8, 16, 46, 78, 108, 114, 132, 170]
-# (m, n, k) the H200 measured in the twelfth session (docs/PERFORMANCE.md), and the default shapes.
+# (m, n, k) the H200 measured in the twelfth session (docs/PERFORMANCE-HISTORY.md), and the default shapes.
 MEASURED = [(8192, 8192, 1024), (8192, 8192, 512), (4096, 4096, 1024), (4096, 4096, 2048), (8192, 4096, 1024),
             (4096, 11008, 4096), (11008, 4096, 4096), (4096, 5504, 4096), (5120, 5120, 4096), (4096, 4096, 4096),
             (6144, 6144, 4096), (8192, 11008, 4096), (3072, 8192, 4096), (8192, 8192, 8192), (4096, 4096, 11008),

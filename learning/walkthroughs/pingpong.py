@@ -58,7 +58,7 @@ def build() -> Script:
         theirs = matmul_pingpong.waves_in_tiles(m, n, persistent, SMS)
         choice = "pingpong" if matmul_pingpong.pays_off(m, n, k, SMS) else "persistent"
         s.ask(question.format(m, n, k), f"{ours} against {theirs}: {choice}")
-    s.say("\nOn the H200 (docs/PERFORMANCE.md, twelfth session): 8192x8192x1024 fp16 1.05-1.07x torch (0.99x")
+    s.say("\nOn the H200 (docs/PERFORMANCE-HISTORY.md, twelfth session): 8192x8192x1024 fp16 1.05-1.07x torch (0.99x")
     s.say("before), 4096x11008x4096 1.05-1.10x (1.02-1.03x); 4096^3 stays on the persistent kernel (1.00x against")
     s.say("0.99x).\n")
 

@@ -42,7 +42,7 @@ def build() -> Script:
     s.say("So the result is the same bits every run (no float atomics), it costs one launch, and the last")
     s.say("slice resets the counter to 0 so the next launch can reuse it without clearing memory.")
     s.say("Float atomics into one shared tile were measured too: slower at 2 slices, and the 4- and 8-slice")
-    s.say("splits they sped up still lost to 2 slices (docs/PERFORMANCE.md, sixth session).\n")
+    s.say("splits they sped up still lost to 2 slices (docs/PERFORMANCE-HISTORY.md, sixth session).\n")
 
     from tilelab.ops.matmul_hopper import SPLIT_K_MAX_WAVES, split_k_candidates
 

@@ -106,7 +106,8 @@ def rows_aligned(x: torch.Tensor) -> bool:
 def to_aligned(x: torch.Tensor) -> torch.Tensor:
     """`x` itself if its rows start where `empty_aligned` would start them (`rows_aligned`), otherwise a copy
     into `empty_aligned` storage. Copy a matrix once, then multiply it many times: a 1000-wide fp16 weight
-    read off 32-byte sectors costs every product that reads it (docs/PERFORMANCE.md, "rows off sectors")."""
+    read off 32-byte sectors costs every product that reads it (docs/PERFORMANCE-HISTORY.md, fifteenth session,
+    "Rows off sectors")."""
     if rows_aligned(x):
         return x
     aligned = empty_aligned(tuple(x.shape), dtype=x.dtype, device=x.device)
