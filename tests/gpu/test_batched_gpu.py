@@ -130,6 +130,38 @@ def test_default_path_of_a_batch(batch, m, n, k, expected, rng):
 
 
 @pytest.mark.usefixtures("poisoned_outputs")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("batch,m,n,k,classes", [
+    (16, 1000, 1000, 1000, 8),  # a default batch: the persistent kernel, by class
+    (3, 1002, 1000, 3000, 2),  # M divisible by 2 only; K longer than B's rows are wide
+])
+def test_batches_off_sectors_are_read_in_classes_by_every_config(batch, m, n, k, classes, dtype, rng, monkeypatch):
+    """Every persistent config the tuner may choose in classes (A and C in 4-D), the descriptor kernel in
+    classes, then the default call, its replay through the same 4-D descriptors, and a CUDA graph replayed
+    twice; each matrix against float64."""
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+    a = randn((batch, m, k), dtype, "cuda", rng)
+    b = randn((batch, k, n), dtype, "cuda", rng)
+    plan = matmul_op.plan_matmul(a, b, "persistent", "tf32", None)
+    assert plan.row_classes == classes
+    for config in matmul_op.persistent_candidates(plan, m, n, 2):
+        out = tilelab.matmul(a, b, path="persistent", config=config)
+        assert_matches_reference(out, a, b, label=f"persistent {config.label()} in {classes} classes")
+    config = tilelab.Config(128, 256, 64, 8, num_warps=8, num_stages=3)
+    assert matmul_op.describe_plan(a, b, path="descriptor", config=config)["row_classes"] == classes
+    assert_matches_reference(tilelab.matmul(a, b, path="descriptor", config=config), a, b, label="descriptor")
+    matmul_op._REPLAYS.clear()  # each explicit config recorded a launch of its own
+    first = tilelab.matmul(a, b)
+    default = matmul_op.describe_plan(a, b)
+    assert default["path"] == "persistent" and default["row_classes"] == classes
+    (replay,) = matmul_op._REPLAYS.values()
+    a2, b2 = randn((batch, m, k), dtype, "cuda", rng), randn((batch, k, n), dtype, "cuda", rng)
+    assert_matches_reference(first, a, b, label="recorded call")
+    assert_matches_reference(replay(a2, b2), a2, b2, label="replay through 4-D descriptors")
+    assert_graph_replays(lambda x, y: tilelab.matmul(x, y), (a, b), rng)
+
+
+@pytest.mark.usefixtures("poisoned_outputs")
 @pytest.mark.parametrize("path", ["descriptor", "persistent", "pingpong"])
 def test_matrices_past_int32_offsets(path, rng):
     """A's last matrix starts 2**31 elements in (5.4 GB of fp16): a 3-D descriptor's batch coordinate must

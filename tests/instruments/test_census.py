@@ -127,6 +127,16 @@ def test_row_classes_read_a_and_write_c_through_3d_host_descriptors(tmp_path):
     ptx = found["census"]["ptx"]
     assert found["row_classes"] == 8 and ptx["wgmma"] > 0 and ptx["tensormap.replace"] == 0
     assert 0 < ptx["cp.async.bulk.tensor.3d"] < ptx["cp.async.bulk.tensor"]  # A and C in 3-D, B in 2-D
+    assert ptx["cp.async.bulk.tensor.4d"] == 0
+
+
+def test_a_batch_in_row_classes_reads_a_and_writes_c_through_4d_descriptors(tmp_path):
+    # The persistent kernel, a batch's default: A and C [batch, classes, rows, cols], B [batch, rows, cols].
+    found = inspect(tmp_path, "--path", "persistent", "--batch", "--row-classes", "8")
+    ptx = found["census"]["ptx"]
+    assert found["row_classes"] == 8 and found["batched"] and ptx["wgmma"] > 0 and ptx["tensormap.replace"] == 0
+    assert ptx["cp.async.bulk.tensor.4d"] > 0 and ptx["cp.async.bulk.tensor.3d"] > 0
+    assert ptx["cp.async.bulk.tensor.4d"] + ptx["cp.async.bulk.tensor.3d"] == ptx["cp.async.bulk.tensor"]
 
 
 @pytest.mark.parametrize("args", [
@@ -167,8 +177,9 @@ def test_split_k_and_promoted_fp8_compile(tmp_path):
     ("--path", "pointer", "--b-layout", "nk"),  # pointer kernels are inspected with B [K, N]
     ("--path", "splitk", "--b-layout", "nk"),
     ("--op", "scaled_matmul", "--b-layout", "kn"),  # fp8 wgmma needs B K-major
-    ("--path", "pointer", "--row-classes", "8"),  # row classes are the descriptor kernel's
-    ("--path", "persistent", "--row-classes", "8"),
+    ("--path", "pointer", "--row-classes", "8"),  # row classes are the descriptor and persistent kernels'
+    ("--path", "splitk-descriptor", "--row-classes", "8"),
+    ("--path", "persistent", "--row-classes", "8", "--config", "128x256x64-g8-w4-s3-ws"),  # built in the kernel
     ("--dtype", "float32", "--row-classes", "8"),  # fp16/bf16 only, as planned
 ])
 def test_inspect_rejects_meaningless_combinations(tmp_path, args):
@@ -201,6 +212,7 @@ PTX = """
 	cp.async.commit_group;
 	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];
 	@%p4 cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%rd4, {%r7, %r8, %r9}], [%r6];
+	@!%p5 cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%rd4, {%r7, %r8, %r9, %r10}], [%r6];
 	cp.async.bulk.commit_group ;
 	@%p6 tensormap.replace.tile.global_address.shared::cta.b1024.b64 [ %rd1 + 0 ], %rd2;
 	tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [ %rd3 ], [ %rd1 ], 128;
@@ -226,7 +238,8 @@ def test_ptx_census_counts_instructions_not_their_neighbours():
     counts = census.count_ptx(PTX)
     assert counts == {"mma.sync": 1, "wgmma": 3, "wgmma.e4m3": 1, "wgmma.a_registers": 1, "ldmatrix": 1,
                       "ld.shared": 1, "st.shared": 2,
-                      "cp.async": 2, "cp.async.bulk.tensor": 2, "cp.async.bulk.tensor.3d": 1, "tensormap.replace": 1,
+                      "cp.async": 2, "cp.async.bulk.tensor": 3, "cp.async.bulk.tensor.3d": 1,
+                      "cp.async.bulk.tensor.4d": 1, "tensormap.replace": 1,
                       "fma.f32": 1, "cvt.rna.tf32": 1}
     assert census.global_load_widths(PTX) == {"128": 1, "64": 1, "16": 1}
     assert census.cp_async_sizes(PTX) == {"16": 1, "4": 1}

@@ -275,8 +275,8 @@ def test_split_k_reads_through_tma_from_256_rows(m, rows_aligned, through_tma, d
 @pytest.mark.parametrize("n", [1, 24, 136])
 def test_rows_off_sectors_are_read_in_classes(m, k, offset, classes, n, device, rng):
     """Each class's K loop starts up to 56 elements before 0, where A's columns and B's rows read as zeros;
-    C's rows are stored by class. Ragged N (B's rows off sectors at every N here, as the rule wants), and K
-    shorter than one K step. (bf16: tests/gpu.)"""
+    C's rows are stored by class. Ragged N (B's rows off sectors at every N here, as the rule wants; a B of one
+    column counts as stored [N, K]), and K shorter than one K step. (bf16: tests/gpu.)"""
     a = at_address(randn((m, k), torch.float16, device, rng), offset)
     b = randn((k, n), torch.float16, device, rng)
     config = tilelab.Config(64, 32, 32, group_m=2, num_warps=4, num_stages=2)
@@ -293,6 +293,27 @@ def test_row_classes_follow_a_view_s_row_stride(device, rng):
     config = tilelab.Config(64, 32, 32, group_m=2, num_warps=4, num_stages=2)
     assert matmul_op.describe_plan(a, b, path="descriptor", config=config)["row_classes"] == 8
     assert_matches_reference(tilelab.matmul(a, b, path="descriptor", config=config), a, b, label="strided A")
+
+
+@pytest.mark.parametrize("path", ["descriptor", "persistent"])
+@pytest.mark.parametrize("batch,m,k,n,classes", [
+    (3, 1000, 24, 24, 8),  # every matrix 48,000 bytes: on a line, as A's base is
+    (2, 1002, 40, 136, 2),
+    (1, 1000, 24, 40, 8),  # one GEMM through the persistent kernel too; N ragged
+])
+def test_batches_read_in_classes(path, batch, m, k, n, classes, device, rng):
+    """A [batch, M, K] and C by class in 4-D descriptors (3-D for one GEMM), B as the batch it is: the
+    persistent kernel's list of tiles runs matrix after matrix, class after class, each class reading K from
+    its own shift. Against float64."""
+    from tilelab.ops import matmul_hopper
+
+    a = at_address(randn((batch, m, k), torch.float16, device, rng), 0)
+    b = randn((batch, k, n), torch.float16, device, rng)
+    config = (tilelab.Config(64, 32, 32, group_m=2, num_warps=4, num_stages=2) if path == "descriptor" else
+              matmul_hopper.HopperConfig(64, 32, 32, group_m=2, num_warps=4, num_stages=2, flatten=True))
+    assert matmul_op.describe_plan(a, b, path=path, config=config)["row_classes"] == classes
+    out = tilelab.matmul(a, b, path=path, config=config)
+    assert_matches_reference(out, a, b, label=f"{batch}x{m}x{n}x{k} {path} in {classes} classes")
 
 
 def test_split_k_is_refused_for_huge_outputs(device):

@@ -10,7 +10,8 @@ compiler chose:
                         changes, and the transposes a dot needs when an operand is stored the other way round
   cp.async (non-bulk)   Ampere asynchronous global -> shared copies, per thread
   cp.async.bulk.tensor  Hopper TMA: one thread moves a whole tile by descriptor; `.3d`: through a batch's 3-D
-                        descriptor ([batch, rows, cols]), the matrix index its third coordinate
+                        descriptor ([batch, rows, cols]), the matrix index its third coordinate, or one GEMM's
+                        rows by class ([classes, rows, cols]); `.4d`: a batch's rows by class
   tensormap.replace     a kernel writing descriptor fields itself (descriptors built in every program)
   ld.global[.vN]        ordinary loads; the vector width says how many bytes per thread per load
   cvt.rna.tf32          float32 rounded to tf32 to nearest in registers (wgmma alone truncates): the
@@ -35,6 +36,7 @@ _PTX_PATTERNS = {
     "cp.async": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.(?:ca|cg)\.",
     "cp.async.bulk.tensor": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.bulk\.tensor\.",
     "cp.async.bulk.tensor.3d": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.bulk\.tensor\.3d\.",
+    "cp.async.bulk.tensor.4d": r"^\s*(?:@!?%p\d+\s+)?cp\.async\.bulk\.tensor\.4d\.",
     "tensormap.replace": r"^\s*(?:@!?%p\d+\s+)?tensormap\.replace\.",
     "fma.f32": r"^\s*(?:@!?%p\d+\s+)?fma\.rn\.f32\b",
     "cvt.rna.tf32": r"^\s*(?:@!?%p\d+\s+)?cvt\.rna\.tf32\.f32\b",

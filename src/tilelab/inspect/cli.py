@@ -9,6 +9,7 @@
     kernel-inspect --path pingpong --target sm_90                    # fp16/bf16, warp groups in turns (Gluon)
     kernel-inspect --path pingpong --batch                           # a batch: 3-D descriptors
     kernel-inspect --path descriptor --row-classes 8                 # A's rows off sectors, read in 8 classes
+    kernel-inspect --path persistent --batch --row-classes 8         # ... and a batch's, in 4-D
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -57,9 +58,9 @@ def parser() -> argparse.ArgumentParser:
                    help="compile for a batch with an A and a B per entry, each operand one 3-D descriptor "
                         "([batch, rows, cols]); --path persistent or pingpong")
     p.add_argument("--row-classes", type=int, choices=[8, 4, 2],
-                   help="--path descriptor: A's rows read in this many classes, through host-built descriptors "
-                        "(A and C 3-D), as tilelab plans fp16/bf16 rows that start 16 bytes into a sector "
-                        "(tilelab.ops.matmul.row_classes)")
+                   help="--path descriptor or persistent: A's rows read in this many classes, through host-built "
+                        "descriptors (A and C 3-D, 4-D with --batch), as tilelab plans fp16/bf16 rows that start "
+                        "16 bytes into a sector (tilelab.ops.matmul.row_classes)")
     p.add_argument("--config",
                    help="pointer/descriptor: a named config (e.g. fixed); Hopper kernels: a candidate's label "
                         "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
@@ -118,7 +119,8 @@ def print_census(result) -> None:
              + (f" ({result.accumulate} accumulation)" if result.accumulate else "")
              + f", B stored [{'N, K' if result.b_layout == 'nk' else 'K, N'}]"
              + (", a batch (3-D descriptors)" if result.batched else "")
-             + (f", A's rows in {result.row_classes} classes (A and C 3-D)" if result.row_classes > 1 else "")
+             + (f", A's rows in {result.row_classes} classes (A and C {4 if result.batched else 3}-D)"
+                if result.row_classes > 1 else "")
              + f", tiles {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']}, "
                f"{cfg['num_warps']} warps, {cfg['num_stages']} stages")
     table = Table(title=title)
@@ -137,6 +139,7 @@ def print_census(result) -> None:
         "cp.async.bulk.tensor": "TMA tile copies by descriptor (Hopper)",
         "cp.async.bulk.tensor.3d": "of those, through a 3-D descriptor (a batch's matrix or a row class a "
                                    "coordinate)",
+        "cp.async.bulk.tensor.4d": "of those, through a 4-D descriptor (a batch's matrix and a row class)",
         "tensormap.replace": "descriptor fields written in the kernel (0: built on the host)",
         "fma.f32": "scalar float32 fused multiply-adds (no tensor cores)",
         "cvt.rna.tf32": "float32 rounded to tf32 to nearest (wgmma alone truncates)",

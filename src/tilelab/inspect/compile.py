@@ -25,7 +25,7 @@ class Inspection:
     accumulate: str | None = None  # scaled_matmul: "fast" or "promoted" (use_fast_accum True / False)
     b_layout: str = "kn"  # B as stored: "kn" ([K, N] rows) or "nk" ([N, K] rows, K-major)
     batched: bool = False  # a batch with an A and a B per entry: 3-D descriptors
-    row_classes: int = 1  # descriptor path: A's rows read in classes (`tilelab.ops.matmul.row_classes`)
+    row_classes: int = 1  # descriptor/persistent: A's rows read in classes (`tilelab.ops.matmul.row_classes`)
 
 
 OPS = ("matmul", "scaled_matmul")
@@ -34,6 +34,7 @@ FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
 TMA_PATHS = ("descriptor", "persistent", "splitk-descriptor")  # the paths that can read a K-major B as stored
 BATCH_PATHS = ("persistent", "pingpong")  # the kernels inspected as a batch (`--batch`)
+CLASS_PATHS = ("descriptor", "persistent")  # the kernels that read A's rows in classes (`--row-classes`)
 INSPECTED_BATCH = 8  # matrices per operand when `--batch` compiles a batch
 
 
@@ -96,7 +97,7 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
     b_k_major = b_layout == "nk"
     if path in hopper.MATMUL_PATHS:
         return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major,
-                                    batched)
+                                    batched, row_classes)
     from tilelab.ops import matmul as matmul_op
 
     kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config,
@@ -118,9 +119,9 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     import triton
 
     path, dtype, accumulate, b_layout = resolve(op, path, dtype, precision, accumulate, b_layout)
-    if row_classes != 1 and (op != "matmul" or path != "descriptor" or dtype == "float32"):
-        raise ValueError(f"--row-classes inspects matmul's descriptor path in float16 or bfloat16 (A's rows read "
-                         f"in classes), not --op {op} --path {path} --dtype {dtype}")
+    if row_classes != 1 and (op != "matmul" or path not in CLASS_PATHS or dtype == "float32"):
+        raise ValueError(f"--row-classes inspects matmul's {' or '.join(CLASS_PATHS)} path in float16 or bfloat16 "
+                         f"(A's rows read in classes), not --op {op} --path {path} --dtype {dtype}")
     if batched and (op != "matmul" or path not in BATCH_PATHS):
         raise ValueError(f"--batch inspects matmul's {' or '.join(BATCH_PATHS)} path (3-D descriptors), not "
                          f"--op {op} --path {path}")

@@ -151,21 +151,73 @@ def store_block(desc, batch, off_row, off_col, value):
 
 
 @triton.jit
-def load_operand_tiles(a_desc, b_desc, batch, off_m, off_n, off_k, A_K_MAJOR: tl.constexpr,
-                       B_K_MAJOR: tl.constexpr):
+def load_class_block(desc, matrix, row_class, off_row, off_col):
+    """The [rows, cols] block at (off_row, off_col) of class `row_class` of a matrix described by class
+    (`row_classes` in tilelab.ops.matmul): [classes, rows / classes, cols] for one GEMM, or
+    [batch, classes, rows / classes, cols] with [1, 1, rows, cols] blocks for matrix `matrix` of a batch."""
+    if len(desc.block_shape) == 4:
+        block = desc.load([matrix, row_class, off_row, off_col])
+        return block.reshape(desc.block_shape[2], desc.block_shape[3])
+    else:
+        return load_block(desc, row_class, off_row, off_col)
+
+
+@triton.jit
+def store_class_block(desc, matrix, row_class, off_row, off_col, value):
+    """Store a [rows, cols] block into class `row_class` of a matrix described by class (`load_class_block`)."""
+    if len(desc.block_shape) == 4:
+        desc.store([matrix, row_class, off_row, off_col], value.reshape(1, 1, value.shape[0], value.shape[1]))
+    else:
+        store_block(desc, row_class, off_row, off_col, value)
+
+
+@triton.jit
+def store_c_block(c_desc, matrix, row_class, off_m, off_n, value, ROW_CLASSES: tl.constexpr):
+    """Store a block of C into matrix `matrix`; with ROW_CLASSES > 1, into class `row_class` of it."""
+    if ROW_CLASSES > 1:
+        store_class_block(c_desc, matrix, row_class, off_m, off_n, value)
+    else:
+        store_block(c_desc, matrix, off_m, off_n, value)
+
+
+@triton.jit
+def class_tile(tile_id, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr,
+               ROW_CLASSES: tl.constexpr):
+    """(row class, pid_m within the class, pid_n) of a tile index when A's rows are read in ROW_CLASSES
+    classes: the classes' tile rows are stacked, tile row t being row t // ROW_CLASSES of class
+    t % ROW_CLASSES, so GROUP_M neighbours (`grouped_tile`) cover every class of the same rows of C."""
+    class_tiles = tl.cdiv(M // ROW_CLASSES, BLOCK_M)
+    pid_m, pid_n = grouped_tile(tile_id, ROW_CLASSES * class_tiles * BLOCK_M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    return pid_m % ROW_CLASSES, pid_m // ROW_CLASSES, pid_n
+
+
+@triton.jit
+def class_shift(row_class, stride_a_row, a_desc, ROW_CLASSES: tl.constexpr):
+    """How many elements past a 16 * ROW_CLASSES-byte boundary the rows of class `row_class` start (A's
+    base is on one): the program reads K from that many elements before 0, and TMA fills them with zeros."""
+    unit: tl.constexpr = 16 * ROW_CLASSES // (a_desc.dtype.primitive_bitwidth // 8)  # in elements
+    return row_class * stride_a_row % unit
+
+
+@triton.jit
+def load_operand_tiles(a_desc, b_desc, matrix, row_class, off_m, off_n, off_k, A_K_MAJOR: tl.constexpr,
+                       B_K_MAJOR: tl.constexpr, ROW_CLASSES: tl.constexpr):
     """The [BLOCK_M, BLOCK_K] tile of A and [BLOCK_K, BLOCK_N] tile of B at (off_m, off_n, off_k), of
-    matrix `batch` where a descriptor describes a batch (`load_block`).
+    matrix `matrix` where a descriptor describes a batch (`load_block`). With ROW_CLASSES > 1, A (stored
+    [M, K]) is read from class `row_class` (`load_class_block`).
 
     A transposed operand is only re-viewed (`.T`): the tensor cores read it from shared memory as stored.
     """
-    if A_K_MAJOR:
-        a = load_block(a_desc, batch, off_m, off_k)
+    if ROW_CLASSES > 1:
+        a = load_class_block(a_desc, matrix, row_class, off_m, off_k)
+    elif A_K_MAJOR:
+        a = load_block(a_desc, matrix, off_m, off_k)
     else:
-        a = load_block(a_desc, batch, off_k, off_m).T
+        a = load_block(a_desc, matrix, off_k, off_m).T
     if B_K_MAJOR:
-        b = load_block(b_desc, batch, off_n, off_k).T
+        b = load_block(b_desc, matrix, off_n, off_k).T
     else:
-        b = load_block(b_desc, batch, off_k, off_n)
+        b = load_block(b_desc, matrix, off_k, off_n)
     return a, b
 
 
@@ -196,32 +248,27 @@ def matmul_descriptor_kernel(
     `load_block`); otherwise every program builds its own for its batch, in
     global scratch memory, first (the stride arguments are used only then).
 
-    ROW_CLASSES > 1 (one GEMM, host descriptors, A stored [M, K] with rows
-    that start 16 bytes into a 32-byte sector): A and C are described as
-    [ROW_CLASSES, M / ROW_CLASSES, cols], class r holding rows r,
-    r + ROW_CLASSES, ... whose starts all share one offset within
+    ROW_CLASSES > 1 (host descriptors, A stored [M, K] with rows that start
+    16 bytes into a 32-byte sector): A and C are described by class,
+    [ROW_CLASSES, M / ROW_CLASSES, cols] (4-D for a batch), class r holding
+    rows r, r + ROW_CLASSES, ... whose starts all share one offset within
     16 * ROW_CLASSES bytes. A program owns the rows of one class and reads
     K from `shift` elements before 0, so every box of A starts on that
     boundary; TMA returns zeros for the columns of A and the rows of B
     before 0 (`tilelab.ops.matmul.row_classes`).
     """
-    shift = 0
+    matrix = tl.program_id(1)
     if ROW_CLASSES > 1:
-        class_tiles = tl.cdiv(M // ROW_CLASSES, BLOCK_M)
-        pid_m, pid_n = grouped_tile(tl.program_id(0), ROW_CLASSES * class_tiles * BLOCK_M, N, BLOCK_M, BLOCK_N,
-                                    GROUP_M)
-        # The class takes the batch's place in A's and C's 3-D descriptors (B's is 2-D: one GEMM).
-        batch = pid_m % ROW_CLASSES
-        pid_m = pid_m // ROW_CLASSES
-        unit: tl.constexpr = 16 * ROW_CLASSES // (a_ptr.dtype.primitive_bitwidth // 8)  # in elements
-        shift = batch * stride_a_row % unit  # the class's first row starts this far past a boundary
+        row_class, pid_m, pid_n = class_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M, ROW_CLASSES)
+        shift = class_shift(row_class, stride_a_row, a_ptr, ROW_CLASSES)
     else:
         pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        batch = tl.program_id(1)
+        row_class = 0
+        shift = 0
     if HOST_DESCRIPTORS:
         a_desc, b_desc, c_desc = a_ptr, b_ptr, c_ptr
     else:
-        wide = batch.to(tl.int64)
+        wide = matrix.to(tl.int64)
         a_desc, b_desc = operand_descriptors(a_ptr + wide * stride_ab, b_ptr + wide * stride_bb, M, N, K,
                                              stride_a_row, stride_b_row, BLOCK_M, BLOCK_N, BLOCK_K,
                                              A_K_MAJOR, B_K_MAJOR)
@@ -232,6 +279,7 @@ def matmul_descriptor_kernel(
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K + shift, BLOCK_K)):
-        a, b = load_operand_tiles(a_desc, b_desc, batch, off_m, off_n, k * BLOCK_K - shift, A_K_MAJOR, B_K_MAJOR)
+        a, b = load_operand_tiles(a_desc, b_desc, matrix, row_class, off_m, off_n, k * BLOCK_K - shift,
+                                  A_K_MAJOR, B_K_MAJOR, ROW_CLASSES)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
-    store_block(c_desc, batch, off_m, off_n, acc.to(c_desc.dtype))
+    store_c_block(c_desc, matrix, row_class, off_m, off_n, acc.to(c_desc.dtype), ROW_CLASSES)

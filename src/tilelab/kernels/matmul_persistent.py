@@ -28,14 +28,21 @@ builds its own, for the batch on grid axis 1, and walks that batch's tiles.
 import triton
 import triton.language as tl
 
-from tilelab.kernels.matmul import grouped_tile, load_operand_tiles, operand_descriptors, store_block
+from tilelab.kernels.matmul import (
+    class_shift,
+    class_tile,
+    grouped_tile,
+    load_operand_tiles,
+    operand_descriptors,
+    store_c_block,
+)
 
 
 @triton.jit
-def store_tile(c_desc, batch, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-               EPILOGUE_SUBTILE: tl.constexpr):
-    """Store a float32 accumulator tile through `c_desc` (into matrix `batch` of a 3-D one), converted to the
-    descriptor's dtype.
+def store_tile(c_desc, matrix, row_class, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+               EPILOGUE_SUBTILE: tl.constexpr, ROW_CLASSES: tl.constexpr):
+    """Store a float32 accumulator tile through `c_desc` (into matrix `matrix` of a batch's descriptor, and
+    class `row_class` of it with ROW_CLASSES > 1: `store_c_block`), converted to the descriptor's dtype.
 
     Subtiled: [BM, BN] -> [BM, 2, BN/2] -> [BM, BN/2, 2] -> two [BM, BN/2] halves, stored one after the
     other, so each half is converted and staged alone: fewer live registers and half the shared-memory
@@ -45,29 +52,40 @@ def store_tile(c_desc, batch, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N:
     if EPILOGUE_SUBTILE:
         halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
         left, right = tl.split(halves)
-        store_block(c_desc, batch, off_m, off_n, left.to(out_dtype))
-        store_block(c_desc, batch, off_m, off_n + BLOCK_N // 2, right.to(out_dtype))
+        store_c_block(c_desc, matrix, row_class, off_m, off_n, left.to(out_dtype), ROW_CLASSES)
+        store_c_block(c_desc, matrix, row_class, off_m, off_n + BLOCK_N // 2, right.to(out_dtype), ROW_CLASSES)
     else:
-        store_block(c_desc, batch, off_m, off_n, acc.to(out_dtype))
+        store_c_block(c_desc, matrix, row_class, off_m, off_n, acc.to(out_dtype), ROW_CLASSES)
 
 
 @triton.jit
-def matrices_described(desc):
-    """How many matrices a host-built descriptor covers: a 3-D one's batch, else 1."""
-    if len(desc.block_shape) == 3:
+def matrices_described(desc, ROW_CLASSES: tl.constexpr):
+    """How many matrices a host-built C descriptor covers: a batch's first dimension (3-D, or 4-D when
+    described by class), else 1."""
+    if len(desc.block_shape) == 3 + (ROW_CLASSES > 1):
         return desc.shape[0]
     else:
         return 1
 
 
 @triton.jit
-def matrix_and_tile(tile, tiles_per_matrix, c_desc):
-    """(matrix, tile within it) of an index into a batch's list of tiles. One GEMM (a 2-D C descriptor) keeps the
-    index as it is: its kernel is the same instruction for instruction as before batches shared the loop."""
-    if len(c_desc.block_shape) == 3:
-        return tile // tiles_per_matrix, tile % tiles_per_matrix
+def tile_origin(tile, tiles_per_matrix, c_desc, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                GROUP_M: tl.constexpr, ROW_CLASSES: tl.constexpr):
+    """(matrix, row class, off_m, off_n) of an index into a batch's list of tiles, matrix after matrix, each
+    matrix's tiles in GROUP_M order (`grouped_tile`; by class with ROW_CLASSES > 1: `class_tile`, else class
+    0). One GEMM (no batch dimension in C's descriptor) keeps the index as it is: its kernel is the same
+    instruction for instruction as before batches shared the loop."""
+    if len(c_desc.block_shape) == 3 + (ROW_CLASSES > 1):
+        matrix = tile // tiles_per_matrix
+        tile = tile % tiles_per_matrix
     else:
-        return 0, tile
+        matrix = 0
+    if ROW_CLASSES > 1:
+        row_class, pid_m, pid_n = class_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M, ROW_CLASSES)
+    else:
+        row_class = 0
+        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    return matrix, row_class, pid_m * BLOCK_M, pid_n * BLOCK_N
 
 
 @triton.jit
@@ -87,13 +105,15 @@ def matmul_persistent_kernel(
     WARP_SPECIALIZE: tl.constexpr,
     FLATTEN: tl.constexpr,
     HOST_DESCRIPTORS: tl.constexpr = False,
+    ROW_CLASSES: tl.constexpr = 1,
 ):
     start = tl.program_id(0)
     programs = tl.num_programs(0)
     if HOST_DESCRIPTORS:
         # Built by the launcher (C's block is [BLOCK_M, BLOCK_N // 2] when subtiled); C's says how many matrices.
+        # With ROW_CLASSES > 1, A and C are described by class (`matmul_descriptor_kernel`).
         a_desc, b_desc, c_desc = a_ptr, b_ptr, c_ptr
-        matrices = matrices_described(c_desc)
+        matrices = matrices_described(c_desc, ROW_CLASSES)
     else:
         matrices = 1  # this program's batch only, grid axis 1
         batch = tl.program_id(1).to(tl.int64)
@@ -108,26 +128,28 @@ def matmul_persistent_kernel(
         else:
             c_desc = tl.make_tensor_descriptor(c_base, [M, N], [stride_c_row, 1], [BLOCK_M, BLOCK_N])
 
-    tiles_per_matrix = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    if ROW_CLASSES > 1:
+        tiles_per_matrix = ROW_CLASSES * tl.cdiv(M // ROW_CLASSES, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    else:
+        tiles_per_matrix = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     tiles = tiles_per_matrix * matrices
-    k_steps = tl.cdiv(K, BLOCK_K)
     # The epilogue recomputes its tile from its own counter rather than carrying
     # (pid_m, pid_n) out of the loop body: with FLATTEN the compiler fuses the
     # tile loop and the K loop into one, and the store runs on the last K step.
     epilogue_tile = start - programs
     for tile in tl.range(start, tiles, programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE):
-        matrix, within = matrix_and_tile(tile, tiles_per_matrix, c_desc)
-        pid_m, pid_n = grouped_tile(within, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        off_m = pid_m * BLOCK_M
-        off_n = pid_n * BLOCK_N
+        matrix, row_class, off_m, off_n = tile_origin(tile, tiles_per_matrix, c_desc, M, N, BLOCK_M, BLOCK_N,
+                                                      GROUP_M, ROW_CLASSES)
+        shift = 0
+        if ROW_CLASSES > 1:
+            shift = class_shift(row_class, stride_a_row, a_desc, ROW_CLASSES)
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in tl.range(0, k_steps, num_stages=NUM_STAGES):
-            a, b = load_operand_tiles(a_desc, b_desc, matrix, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
+        for k in tl.range(0, tl.cdiv(K + shift, BLOCK_K), num_stages=NUM_STAGES):
+            a, b = load_operand_tiles(a_desc, b_desc, matrix, row_class, off_m, off_n, k * BLOCK_K - shift,
+                                      A_K_MAJOR, B_K_MAJOR, ROW_CLASSES)
             acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
         epilogue_tile += programs
-        matrix, within = matrix_and_tile(epilogue_tile, tiles_per_matrix, c_desc)
-        pid_m, pid_n = grouped_tile(within, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        off_m = pid_m * BLOCK_M
-        off_n = pid_n * BLOCK_N
-        store_tile(c_desc, matrix, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE)
+        matrix, row_class, off_m, off_n = tile_origin(epilogue_tile, tiles_per_matrix, c_desc, M, N, BLOCK_M,
+                                                      BLOCK_N, GROUP_M, ROW_CLASSES)
+        store_tile(c_desc, matrix, row_class, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, ROW_CLASSES)

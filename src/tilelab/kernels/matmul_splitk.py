@@ -159,7 +159,8 @@ def matmul_splitk_descriptor_kernel(
     off_n = pid_n * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for step in range(first, last):
-        a, b = load_operand_tiles(a_desc, b_desc, matrix, off_m, off_n, step * BLOCK_K, A_K_MAJOR, B_K_MAJOR)
+        a, b = load_operand_tiles(a_desc, b_desc, matrix, 0, off_m, off_n, step * BLOCK_K, A_K_MAJOR,
+                                  B_K_MAJOR, 1)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
     # C and the workspace are written with pointers: their rows need not be 16-byte aligned.

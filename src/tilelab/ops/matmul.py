@@ -145,7 +145,8 @@ ROW_CLASS_TILE_M = 128  # the tile height `row_classes` counts with: every winne
 
 
 def row_classes(a3: torch.Tensor, a_layout: OperandLayout, b3: torch.Tensor, b_layout: OperandLayout) -> int:
-    """How many classes of rows the descriptor kernel splits one GEMM's A into (1: none); `matmul_descriptor_kernel`.
+    """How many classes of rows the descriptor and persistent kernels split A into (1: none);
+    `matmul_descriptor_kernel`, `matmul_persistent_kernel`.
 
     fp16/bf16 rows that start 16 bytes into a 32-byte sector (`rows_on_sectors`) are read by TMA from L2 at
     5.4-5.7 TB/s, against 8.0-9.8 for rows on 128-byte lines (results/h200-row-alignment-read-probe.log). But A's
@@ -163,17 +164,26 @@ def row_classes(a3: torch.Tensor, a_layout: OperandLayout, b3: torch.Tensor, b_l
     the classes took more tiles, 2600^3 81.5 against 77.4 (24 tiles of 128 rows against 21) and 640x1000x1000
     12.8 against 10.8 (8 against 5); 1000^3 11.2 against 12.5.
 
-    Not for a batch (its descriptors are already 3-D), A stored [K, M] (its rows are K's, shared by every
-    program), 4-byte types (unmeasured) or fewer than ROW_CLASS_MIN_M rows.
+    A batch too, when every matrix of A starts on the boundary: A and C are then described in 4-D, [batch,
+    classes, rows / classes, K], and the batch's default, the persistent kernel, reads by class. With and
+    without classes, each tuned, in turns (call XXXXX, results/h200-batch-row-class-probe.log, fp16):
+    16x1000^3 70.4 -> 66.4 us (torch 58.5; bf16 69.4 -> 66.3), 8x2000x1000x1000 71.0 -> 66.9, 16x1000x1000x3000
+    180.8 -> 156.2 (torch 147.5). But a batch with B stored [N, K] lost, 16x1000^3 67.0 -> 69.1 us, where one
+    GEMM with B stored [N, K] gains (call YYYYY, results/h200-row-class-b-nk-probe.log: 1000^3 fp16 12.3 -> 11.5
+    us, bf16 12.3 -> 11.4, 3000^3 129.1 -> 122.1): a batch only with B stored [K, N].
+
+    Not for A stored [K, M] (its rows are K's, shared by every program), 4-byte types (unmeasured) or fewer
+    than ROW_CLASS_MIN_M rows.
     """
     _, m, _ = a3.shape
     es = a3.element_size()
-    if (a3.shape[0] != 1 or not a_layout.row_major or es != 2 or m < ROW_CLASS_MIN_M
+    batch = max(a3.shape[0], b3.shape[0])
+    if (not a_layout.row_major or (batch > 1 and not b_layout.row_major) or es != 2 or m < ROW_CLASS_MIN_M
             or (a_layout.row_stride * es) % SECTOR_BYTES != SECTOR_BYTES // 2 or rows_on_sectors(b3, b_layout)):
         return 1
     tiles = ceil_div(m, ROW_CLASS_TILE_M)
     for count in ROW_CLASS_COUNTS:
-        if (m % count == 0 and a3.data_ptr() % (16 * count) == 0
+        if (m % count == 0 and all(v % (16 * count) == 0 for v in (a3.data_ptr(), _batch_stride(a3) * es))
                 and count * ceil_div(m // count, ROW_CLASS_TILE_M) == tiles):
             return count
     return 1
@@ -339,6 +349,12 @@ def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLa
             and matmul_pingpong.pays_off(m, n, k, matmul_hopper.device_sms(a3.device), batch))
 
 
+def _reads_by_class(path: str, config: str | Config | None) -> bool:
+    """Whether a path (and the caller's configuration, if any) can read A's rows by class (`row_classes`):
+    the descriptor kernel, and the persistent kernel on host-built descriptors (not warp-specialized)."""
+    return path == "descriptor" or (path == "persistent" and not getattr(config, "warp_specialize", False))
+
+
 def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision: str,
                 config: str | Config | None) -> MatmulPlan:
     """Choose the kernel path and (unless tuned later) the tile configuration."""
@@ -396,17 +412,22 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
                                    f"M={m}, N={n}")
     offsets_64 = path == "pointer" and _needs_64bit_offsets(a3, b3, m, n, batch)
     align = pointer_align(a3, b3, n, k) if path == "pointer" else 1
-    classes = row_classes(a3, a_layout, b3, b_layout) if path == "descriptor" else 1
+    classes = row_classes(a3, a_layout, b3, b_layout) if _reads_by_class(path, config) else 1
     return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size(), align, classes)
 
 
 # -- launching -----------------------------------------------------------------------------------
 
 
+def class_tile_count(m: int, n: int, config, row_classes: int = 1) -> int:
+    """Tiles of C [m, n] when A's rows are read in `row_classes` classes (`row_classes`), each class tiled
+    on its own; one class is all of M (`tile_count`)."""
+    return row_classes * tile_count(m // row_classes, n, config)
+
+
 def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int):
     """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
-    # Each class of rows is tiled on its own (`row_classes`; one class: all of M).
-    grid_tiles = plan.row_classes * tile_count(m // plan.row_classes, n, config)
+    grid_tiles = class_tile_count(m, n, config, plan.row_classes)
     batch = c3.shape[0]
     kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
     # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
@@ -439,9 +460,9 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
     # Descriptors built here, 3-D for a batch: no program builds its own (the strides are then unused).
     bm, bn, bk = config.block_m, config.block_n, config.block_k
     if plan.row_classes > 1:  # A and C by class (`row_classes`), B as stored
-        operands = (row_class_descriptor(a3[0], plan.row_classes, a_l.row_stride, [bm, bk]),
+        operands = (row_class_descriptor(a3, plan.row_classes, a_l.row_stride, [bm, bk]),
                     stored_descriptor(b3, b_l.row_major, b_l.row_stride, [bk, bn]),
-                    row_class_descriptor(c3[0], plan.row_classes, c3.stride(1), [bm, bn]))
+                    row_class_descriptor(c3, plan.row_classes, c3.stride(1), [bm, bn]))
     else:
         operands = host_descriptors(a3, b3, c3, a_l, b_l, bm, bn, bk, bn)
     return (
@@ -455,9 +476,16 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
 
 def row_class_descriptor(x: torch.Tensor, classes: int, row_stride: int, block: list[int]) -> TensorDescriptor:
     """A row-major [rows, cols] matrix described as [classes, rows / classes, cols]: class r holds rows r,
-    r + classes, ... (`row_classes`), with [1, *block] blocks."""
-    rows, cols = x.shape
-    return TensorDescriptor(x, [classes, rows // classes, cols], [row_stride, classes * row_stride, 1], [1, *block])
+    r + classes, ... (`row_classes`), with [1, *block] blocks. A batch [batch, rows, cols] is described as
+    [batch, classes, rows / classes, cols] with [1, 1, *block] blocks; a batch of one, or one matrix the
+    batch shares (batch stride 0), as the one matrix it is (`stored_descriptor`)."""
+    if x.dim() == 3 and (x.shape[0] == 1 or _batch_stride(x) == 0):
+        x = x[0]
+    rows, cols = x.shape[-2:]
+    shape, strides = [classes, rows // classes, cols], [row_stride, classes * row_stride, 1]
+    if x.dim() == 2:
+        return TensorDescriptor(x, shape, strides, [1, *block])
+    return TensorDescriptor(x, [x.shape[0], *shape], [x.stride(0), *strides], [1, 1, *block])
 
 
 def _allocate_scratch(size: int, alignment: int, stream):
@@ -945,6 +973,8 @@ def persistent_candidates(plan: MatmulPlan, m: int, n: int, out_element_size: in
     from tilelab.ops import matmul_hopper  # imports this module: resolved at call time
 
     base = matmul_hopper.PERSISTENT_CANDIDATES
+    if plan.row_classes > 1:  # rows read by class need host-built descriptors
+        base = [c for c in base if matmul_hopper.persistent_host_descriptors(c)]
     if plan.element_size >= 4:
         # 4-byte inputs: half the K step keeps the same shared-memory footprint per stage.
         base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]
@@ -966,7 +996,8 @@ def persistent_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measur
     return tuning.choose(
         _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
         lambda cfg: matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout,
-                                                    plan.b_layout, plan.input_precision, cfg, sms),
+                                                    plan.b_layout, plan.input_precision, cfg, sms,
+                                                    row_classes=plan.row_classes),
         config_type=matmul_hopper.HopperConfig, measure=measure,
     )
 
@@ -976,7 +1007,8 @@ def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measu
 
     config = persistent_config(plan, p, c3, measure=measure)
     return matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout, plan.b_layout,
-                                    plan.input_precision, config, matmul_hopper.device_sms(p.a3.device))
+                                           plan.input_precision, config, matmul_hopper.device_sms(p.a3.device),
+                                           row_classes=plan.row_classes)
 
 
 def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "persistent"),
@@ -1074,7 +1106,8 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         if not described["host_descriptors"]:
             gemms = min(gemms, MAX_GRID_Y)
         # as launch_persistent's grid gives them: programs in all, or per batch where descriptors are built inside
-        described["programs"] = matmul_hopper.persistent_grid(tile_count(p.m, p.n, config), gemms,
+        described["programs"] = matmul_hopper.persistent_grid(class_tile_count(p.m, p.n, config, plan.row_classes),
+                                                              gemms,
                                                               matmul_hopper.device_sms(a.device), config)[0]
     elif plan.path == "registers":
         from tilelab.ops import gluon_launch, matmul_registers

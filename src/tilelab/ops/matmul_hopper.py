@@ -18,7 +18,7 @@ import math
 import torch
 import triton
 
-from tilelab.contracts import ShapeError
+from tilelab.contracts import ContractError, ShapeError
 from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
 from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel
 from tilelab.ops.matmul import _TRITON_TYPE as _MATMUL_TRITON_TYPE
@@ -29,9 +29,12 @@ from tilelab.ops.matmul import (
     _ensure_descriptor_scratch,
     _needs_64bit_offsets,
     _stream_getter,
+    class_tile_count,
     host_descriptors,
     host_operand_descriptors,
     pointer_align,
+    row_class_descriptor,
+    stored_descriptor,
 )
 from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div, padding_limits, tile_count
 
@@ -276,14 +279,18 @@ def persistent_host_descriptors(config: HopperConfig) -> bool:
 
 
 def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayout, b_layout: OperandLayout,
-                      precision: str, config: HopperConfig, num_sms: int):
-    """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok.
+                      precision: str, config: HopperConfig, num_sms: int, *, row_classes: int = 1):
+    """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok. row_classes > 1:
+    A's rows read in that many classes (`tilelab.ops.matmul.row_classes` decides; host-built descriptors).
 
     Returns (compiled kernel, grid, arguments) of the last launch, for replays.
     """
-    tiles = tile_count(m, n, config)
+    tiles = class_tile_count(m, n, config, row_classes)
     batch = c3.shape[0]
     host = persistent_host_descriptors(config)
+    if row_classes > 1 and not host:
+        raise ContractError(f"row_classes={row_classes} reads A through host-built descriptors, which a "
+                            f"warp-specialized configuration cannot take; got {config.label()}")
     # Host-built descriptors: one launch for the whole batch. Built in the kernel: grid axis 1 is the batch, in
     # slices of at most MAX_GRID_Y.
     slices = [(0, batch)]
@@ -296,7 +303,12 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
         c_part = c3[start:stop]
         grid = persistent_grid(tiles, stop - start, num_sms, config)
         operands = (a_part, b_part, c_part)
-        if host:
+        if row_classes > 1:  # A and C by class, B as stored
+            bm, bn, bk = config.block_m, config.block_n, config.block_k
+            operands = (row_class_descriptor(a_part, row_classes, a_layout.row_stride, [bm, bk]),
+                        stored_descriptor(b_part, b_layout.row_major, b_layout.row_stride, [bk, bn]),
+                        row_class_descriptor(c_part, row_classes, c_part.stride(1), [bm, config.store_block_n]))
+        elif host:
             operands = host_descriptors(a_part, b_part, c_part, a_layout, b_layout, config.block_m,
                                         config.block_n, config.block_k, config.store_block_n)
         args = (*operands, m, n, k,
@@ -304,10 +316,10 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
                 _batch_stride(b_part), b_layout.row_stride,
                 c_part.stride(0), c_part.stride(1),
                 # BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, INPUT_PRECISION, A_K_MAJOR, B_K_MAJOR, NUM_STAGES,
-                # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN, HOST_DESCRIPTORS
+                # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN, HOST_DESCRIPTORS, ROW_CLASSES
                 config.block_m, config.block_n, config.block_k, config.group_m, precision,
                 a_layout.row_major, not b_layout.row_major, config.num_stages,
-                config.epilogue_subtile, config.warp_specialize, config.flatten, host)
+                config.epilogue_subtile, config.warp_specialize, config.flatten, host, row_classes)
         compiled = matmul_persistent_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, (*grid, 1), args
 
@@ -458,7 +470,7 @@ _TRITON_TYPE = {**_MATMUL_TRITON_TYPE, torch.float8_e4m3fn: "fp8e4nv"}
 def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, config: HopperConfig | None = None,
                       *, out_dtype: torch.dtype | None = None, precision: str = "tf32", a_k_major: bool = True,
                       b_k_major: bool = False, fast_accum: bool = True, host_descriptors: bool | None = None,
-                      batched: bool = False):
+                      batched: bool = False, row_classes: int = 1):
     """(kernel, signature, constexprs, attrs, options) for `triton.compile(ASTSource(...), target, options)`.
 
     kernel_name: "persistent", "splitk", "splitk_descriptor" or "fp8". Pointers and
@@ -468,6 +480,8 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     through TMA always builds A's and B's on the host). The fp8 kernel always takes them.
     batched (persistent, host-built descriptors): the 3-D descriptors of a batch with
     an A and a B per entry.
+    row_classes > 1 (persistent, host-built descriptors, A stored [M, K]): A's rows read
+    in that many classes (`tilelab.ops.matmul.row_classes`); A and C described by class.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
@@ -478,9 +492,12 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
         kernel = matmul_persistent_kernel
         if host_descriptors is None:
             host_descriptors = persistent_host_descriptors(config)
+        if row_classes > 1 and not (host_descriptors and a_k_major):
+            raise ContractError("row_classes > 1 reads A stored [M, K] through host-built descriptors "
+                                "(a_k_major=True, a configuration that is not warp-specialized)")
         if host_descriptors:
             pointers = _descriptor_signature(dtype, out_dtype, config, a_k_major, b_k_major,
-                                             ("a_ptr", "b_ptr", "c_ptr"), batched)
+                                             ("a_ptr", "b_ptr", "c_ptr"), batched, row_classes)
         else:
             pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr}
         ints = ["M", "N", "K", "stride_ab", "stride_a_row", "stride_bb", "stride_b_row", "stride_cb", "stride_c_row"]
@@ -488,7 +505,7 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                 "GROUP_M": config.group_m, "INPUT_PRECISION": precision, "A_K_MAJOR": a_k_major,
                 "B_K_MAJOR": b_k_major, "NUM_STAGES": config.num_stages,
                 "EPILOGUE_SUBTILE": config.epilogue_subtile, "WARP_SPECIALIZE": config.warp_specialize,
-                "FLATTEN": config.flatten, "HOST_DESCRIPTORS": host_descriptors}
+                "FLATTEN": config.flatten, "HOST_DESCRIPTORS": host_descriptors, "ROW_CLASSES": row_classes}
     elif kernel_name in ("splitk", "splitk_descriptor"):
         config = config or SPLIT_K_CANDIDATES[0]
         pointers = {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out_ptr, "ws_ptr": "*fp32", "counters_ptr": "*i32"}
@@ -533,14 +550,16 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
 
 
 def _descriptor_signature(dtype, out_dtype, config: HopperConfig, a_k_major: bool, b_k_major: bool,
-                          names: tuple[str, str, str], batched: bool = False) -> dict:
+                          names: tuple[str, str, str], batched: bool = False, row_classes: int = 1) -> dict:
     """Signature types of host-built A, B and C descriptors, with the blocks `host_descriptors` gives them
-    (batched: a batch's, [1, rows, cols])."""
+    (batched: a batch's, [1, rows, cols]); with row_classes > 1, A's and C's have one leading 1 more (by
+    class, `row_class_descriptor`)."""
     bm, bn, bk = config.block_m, config.block_n, config.block_k
     blocks = ([bm, bk] if a_k_major else [bk, bm], [bn, bk] if b_k_major else [bk, bn], [bm, config.store_block_n])
     types = (_TRITON_TYPE[dtype], _TRITON_TYPE[dtype], _TRITON_TYPE[out_dtype])
-    lead = "1, " if batched else ""
-    return {name: f"tensordesc<{t}[{lead}{r}, {c}]>" for name, t, (r, c) in zip(names, types, blocks, strict=True)}
+    leads = [int(batched) + int(row_classes > 1), int(batched), int(batched) + int(row_classes > 1)]
+    return {name: f"tensordesc<{t}[{'1, ' * lead}{r}, {c}]>"
+            for name, t, (r, c), lead in zip(names, types, blocks, leads, strict=True)}
 
 
 def compile_for(kernel_name: str, target_arch: int = 90, **kwargs):
