@@ -102,7 +102,7 @@ def aligned_row_stride(width: int, element_size: int) -> int:
 
 
 def class_shift(row_bytes: int, classes: int, row_class: int, element_size: int) -> int:
-    """What the descriptor kernel computes for its class (`shift` in tilelab.kernels.matmul, ROW_CLASSES)."""
+    """What the descriptor and persistent kernels compute for a class (`class_shift` in tilelab.kernels.matmul)."""
     return row_class * row_bytes % (16 * classes) // element_size
 
 

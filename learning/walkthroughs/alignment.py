@@ -123,6 +123,12 @@ def build() -> Script:
     s.say("sectors, so taller tiles (128x64) read it fewer times. On the H200, in turns with torch")
     s.say("(results/h200-row-class-probe-host.log): 1000^3 fp16 12.4 -> 11.1 us (torch 10.6), bf16 12.4 -> 11.0")
     s.say("(torch 11.4); the default sweeps put 1000^3 at 0.92-0.99x fp16 and 0.97x bf16, from 0.82x and 0.87x.")
+    s.ask("row_classes for 16 matrices of 1000x1000 (each starts 2,000,000 bytes on: a multiple of 128)",
+          classes(1000, 1000, batch=16))
+    s.say("A batch reads by class too, on the persistent kernel it takes: A and C as [batch, classes, M / classes,")
+    s.say("cols] (4-D), tiles walked matrix after matrix, class after class (tile_origin in")
+    s.say("src/tilelab/kernels/matmul_persistent.py). 16x1000^3 fp16 70.4 -> 66.4 us (torch 58.5), but with B")
+    s.say("stored [N, K] 67.0 -> 69.1, so a batch only with B stored [K, N] (results/h200-batch-row-class-probe.log).")
     s.ask("padded_row_stride(1000, 2): the 16-byte rule TMA needs, for a 1000-wide fp16 row", padded(1000, 2))
     s.ask("output_row_stride(1000, 2): what tilelab gives the rows of an output it stores through TMA",
           output_row(1000, 2))
@@ -156,15 +162,15 @@ def on_sectors(width: int, element_size: int) -> bool:
     return rows_on_sectors(x, operand_layout(x))
 
 
-def classes(rows: int, width: int, b_width: int = 1000) -> int:
-    """tilelab.ops.matmul.row_classes for contiguous fp16 A [rows, width] (its base on a line) and B [width,
-    b_width]."""
+def classes(rows: int, width: int, b_width: int = 1000, batch: int = 1) -> int:
+    """tilelab.ops.matmul.row_classes for `batch` contiguous fp16 A [rows, width] (its base on a line) and B
+    [width, b_width]."""
     import torch
 
     from tilelab.ops.matmul import operand_layout, row_classes
 
-    a = torch.empty((1, rows, width), dtype=torch.float16, device="meta")  # meta: address 0, on every boundary
-    b = torch.empty((1, width, b_width), dtype=torch.float16, device="meta")
+    a = torch.empty((batch, rows, width), dtype=torch.float16, device="meta")  # meta: address 0, every boundary
+    b = torch.empty((batch, width, b_width), dtype=torch.float16, device="meta")
     return row_classes(a, operand_layout(a), b, operand_layout(b))
 
 
