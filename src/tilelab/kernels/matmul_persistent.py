@@ -23,6 +23,11 @@ tiles for 132 programs, as even a split as one GEMM of that size gets.
 A warp-specialized configuration cannot take host-built descriptors (Triton
 3.6 rewrites C's block, `persistent_host_descriptors`): there every program
 builds its own, for the batch on grid axis 1, and walks that batch's tiles.
+
+ROW_CLASSES > 1 (host-built descriptors): A's rows are read by class, as in
+`matmul_descriptor_kernel`; A and C are described [classes, rows, cols], or
+[batch, classes, rows, cols] for a batch, and each tile starts its K loop at
+its class's shift (`class_shift`), so the K loops differ in length by a step.
 """
 
 import triton
@@ -69,22 +74,28 @@ def matrices_described(desc, ROW_CLASSES: tl.constexpr):
 
 
 @triton.jit
+def matrix_and_tile(tile, tiles_per_matrix, c_desc, ROW_CLASSES: tl.constexpr):
+    """(matrix, tile within it) of an index into a batch's list of tiles, matrix after matrix. One GEMM (C's
+    descriptor without a batch dimension: 2-D, or 3-D by class) keeps the index as it is: its kernel is the
+    same instruction for instruction as before batches shared the loop."""
+    if len(c_desc.block_shape) == 3 + (ROW_CLASSES > 1):
+        return tile // tiles_per_matrix, tile % tiles_per_matrix
+    else:
+        return 0, tile
+
+
+@triton.jit
 def tile_origin(tile, tiles_per_matrix, c_desc, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                 GROUP_M: tl.constexpr, ROW_CLASSES: tl.constexpr):
-    """(matrix, row class, off_m, off_n) of an index into a batch's list of tiles, matrix after matrix, each
-    matrix's tiles in GROUP_M order (`grouped_tile`; by class with ROW_CLASSES > 1: `class_tile`, else class
-    0). One GEMM (no batch dimension in C's descriptor) keeps the index as it is: its kernel is the same
-    instruction for instruction as before batches shared the loop."""
-    if len(c_desc.block_shape) == 3 + (ROW_CLASSES > 1):
-        matrix = tile // tiles_per_matrix
-        tile = tile % tiles_per_matrix
-    else:
-        matrix = 0
+    """(matrix, row class, off_m, off_n) of an index into a batch's list of tiles (`matrix_and_tile`), each
+    matrix's tiles in GROUP_M order (`grouped_tile`; by class with ROW_CLASSES > 1: `class_tile`, else
+    class 0)."""
+    matrix, within = matrix_and_tile(tile, tiles_per_matrix, c_desc, ROW_CLASSES)
     if ROW_CLASSES > 1:
-        row_class, pid_m, pid_n = class_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M, ROW_CLASSES)
+        row_class, pid_m, pid_n = class_tile(within, M, N, BLOCK_M, BLOCK_N, GROUP_M, ROW_CLASSES)
     else:
         row_class = 0
-        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        pid_m, pid_n = grouped_tile(within, M, N, BLOCK_M, BLOCK_N, GROUP_M)
     return matrix, row_class, pid_m * BLOCK_M, pid_n * BLOCK_N
 
 
