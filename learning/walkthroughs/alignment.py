@@ -125,6 +125,7 @@ def build() -> Script:
     s.say("(torch 11.4); the default sweeps put 1000^3 at 0.92-0.99x fp16 and 0.97x bf16, from 0.82x and 0.87x.")
     s.ask("row_classes for 16 matrices of 1000x1000 (each starts 2,000,000 bytes on: a multiple of 128)",
           classes(1000, 1000, batch=16))
+    s.ask("their A described by class (tilelab.ops.matmul.row_class_descriptor): shape, strides", class_view())
     s.say("A batch reads by class too, on the persistent kernel it takes: A and C as [batch, classes, M / classes,")
     s.say("cols] (4-D), tiles walked matrix after matrix, class after class (tile_origin in")
     s.say("src/tilelab/kernels/matmul_persistent.py). 16x1000^3 fp16 70.4 -> 66.4 us (torch 58.5), but with B")
@@ -160,6 +161,17 @@ def on_sectors(width: int, element_size: int) -> bool:
 
     x = torch.empty((1, width, width), dtype={2: torch.float16, 4: torch.float32}[element_size], device="meta")
     return rows_on_sectors(x, operand_layout(x))
+
+
+def class_view() -> str:
+    """Shape and strides of the 4-D descriptor tilelab builds for 16 fp16 matrices [1000, 1000] in 8 classes."""
+    import torch
+
+    from tilelab.ops.matmul import row_class_descriptor
+
+    a = torch.empty((16, 1000, 1000), dtype=torch.float16, device="meta")
+    view = row_class_descriptor(a, 8, 1000, [128, 64])
+    return f"{view.shape}, {view.strides}"
 
 
 def classes(rows: int, width: int, b_width: int = 1000, batch: int = 1) -> int:
