@@ -234,7 +234,8 @@ def _descriptor_pays_off(device: torch.device, batch: int, m: int, n: int, k: in
 
 
 def host_descriptors(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, a_layout: OperandLayout,
-                     b_layout: OperandLayout, block_m: int, block_n: int, block_k: int, c_block_n: int):
+                     b_layout: OperandLayout, block_m: int, block_n: int, block_k: int, c_block_n: int,
+                     row_classes: int = 1):
     """Tensor descriptors for A [M, K], B [K, N] and C [M, N], built on the host: of one GEMM's 2-D views, or
     of a batch's [batch, rows, cols] views.
 
@@ -242,8 +243,13 @@ def host_descriptors(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, a_layout
     global memory and fences them, as `tl.make_tensor_descriptor` does. A and B are described as stored,
     like `operand_descriptors` does inside a kernel; C's block is [block_m, c_block_n]. A batch is described
     once, in 3-D with [1, rows, cols] blocks (`load_block` in the kernels); an operand the whole batch shares
-    (batch stride 0) as the one matrix it is.
+    (batch stride 0) as the one matrix it is. With row_classes > 1, A (stored [M, K]) and C are described by
+    class instead (`row_class_descriptor`).
     """
+    if row_classes > 1:
+        return (row_class_descriptor(a, row_classes, a_layout.row_stride, [block_m, block_k]),
+                stored_descriptor(b, b_layout.row_major, b_layout.row_stride, [block_k, block_n]),
+                row_class_descriptor(c, row_classes, c.stride(-2), [block_m, c_block_n]))
     a_desc, b_desc = host_operand_descriptors(a, b, a_layout, b_layout, block_m, block_n, block_k)
     return a_desc, b_desc, stored_descriptor(c, True, c.stride(-2), [block_m, c_block_n])
 
@@ -459,12 +465,7 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
     a_l, b_l = plan.a_layout, plan.b_layout
     # Descriptors built here, 3-D for a batch: no program builds its own (the strides are then unused).
     bm, bn, bk = config.block_m, config.block_n, config.block_k
-    if plan.row_classes > 1:  # A and C by class (`row_classes`), B as stored
-        operands = (row_class_descriptor(a3, plan.row_classes, a_l.row_stride, [bm, bk]),
-                    stored_descriptor(b3, b_l.row_major, b_l.row_stride, [bk, bn]),
-                    row_class_descriptor(c3, plan.row_classes, c3.stride(1), [bm, bn]))
-    else:
-        operands = host_descriptors(a3, b3, c3, a_l, b_l, bm, bn, bk, bn)
+    operands = host_descriptors(a3, b3, c3, a_l, b_l, bm, bn, bk, bn, plan.row_classes)
     return (
         *operands, m, n, k,
         _batch_stride(a3), a_l.row_stride,

@@ -33,8 +33,6 @@ from tilelab.ops.matmul import (
     host_descriptors,
     host_operand_descriptors,
     pointer_align,
-    row_class_descriptor,
-    stored_descriptor,
 )
 from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div, padding_limits, tile_count
 
@@ -303,14 +301,9 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
         c_part = c3[start:stop]
         grid = persistent_grid(tiles, stop - start, num_sms, config)
         operands = (a_part, b_part, c_part)
-        if row_classes > 1:  # A and C by class, B as stored
-            bm, bn, bk = config.block_m, config.block_n, config.block_k
-            operands = (row_class_descriptor(a_part, row_classes, a_layout.row_stride, [bm, bk]),
-                        stored_descriptor(b_part, b_layout.row_major, b_layout.row_stride, [bk, bn]),
-                        row_class_descriptor(c_part, row_classes, c_part.stride(1), [bm, config.store_block_n]))
-        elif host:
+        if host:
             operands = host_descriptors(a_part, b_part, c_part, a_layout, b_layout, config.block_m,
-                                        config.block_n, config.block_k, config.store_block_n)
+                                        config.block_n, config.block_k, config.store_block_n, row_classes)
         args = (*operands, m, n, k,
                 _batch_stride(a_part), a_layout.row_stride,
                 _batch_stride(b_part), b_layout.row_stride,
