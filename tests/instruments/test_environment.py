@@ -21,11 +21,19 @@ def test_package_hash_covers_every_source_file(tmp_path):
     assert environment.package_sha256(root)[0] != before
 
 
-def test_git_state_is_null_outside_a_checkout(tmp_path):
+def test_git_state_is_null_outside_a_checkout(tmp_path, monkeypatch):
+    monkeypatch.delenv("TILELAB_SOURCE_COMMIT", raising=False)
     assert environment.git_state(tmp_path) == {"commit": None, "dirty": None}
 
 
-def test_git_state_inside_this_checkout():
+def test_git_state_takes_the_commit_named_for_a_copy_without_git(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILELAB_SOURCE_COMMIT", "ab" * 20)
+    assert environment.git_state(tmp_path) == {"commit": "ab" * 20, "dirty": None}
+    assert environment.source_state()["git_commit"] == "ab" * 20
+
+
+def test_git_state_inside_this_checkout(monkeypatch):
+    monkeypatch.delenv("TILELAB_SOURCE_COMMIT", raising=False)
     state = environment.git_state()
     if state["commit"] is None:  # an installed copy, not a checkout
         return

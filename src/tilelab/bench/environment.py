@@ -45,7 +45,14 @@ def package_sha256(root: Path = PACKAGE_ROOT) -> tuple[str, int]:
 
 
 def git_state(directory: Path = PACKAGE_ROOT) -> dict:
-    """Commit of the checkout holding the package, and whether the package differs from it; nulls outside git."""
+    """Commit of the checkout holding the package, and whether the package differs from it; nulls outside git.
+
+    TILELAB_SOURCE_COMMIT names the commit instead, for a copy of the tree whose `.git` is missing or stale
+    (a GPU machine that receives the working tree): whether that copy differs from the commit is then unknown,
+    and `package_sha256` is what identifies the code."""
+    named = os.environ.get("TILELAB_SOURCE_COMMIT", "").strip()
+    if named:
+        return {"commit": named, "dirty": None}
     state = {"commit": None, "dirty": None}
     git = shutil.which("git")
     if git is None:
