@@ -47,6 +47,8 @@ def main() -> None:
               flush=True)
     cache = json.loads(Path(os.environ["TILELAB_CACHE_DIR"], f"tuning-triton{triton.__version__}.json").read_text())
     for key, entry in sorted(cache["entries"].items()):
+        if "config" not in entry:
+            continue  # not a tuning winner
         timings = sorted(entry.get("timings_ms", {}).items(), key=lambda item: item[1])
         print(key, "->", json.dumps(entry["config"]))
         for name, ms in timings[:8]:

@@ -24,7 +24,7 @@ def best_configs(a, b, c) -> list[HopperConfig]:
     """The TOP fastest split-K configurations the shipped table timed for this problem."""
     p = matmul_op._as_gemm(a, b)
     plan = matmul_op.plan_matmul(p.a3, p.b3, "splitk", "tf32", None)
-    entry = tuning.cache()._shipped.get(matmul_op._tuning_key(plan, p.a3, c[None], p.m, p.n, p.k), {})
+    entry = tuning.cache()._shipped.get(matmul_op._tuning_key(plan, p.a3, p.b3, c[None], p.m, p.n, p.k), {})
     by_label = {cfg.label(): cfg for cfg in matmul_hopper.SPLIT_K_CANDIDATES}
     ranked = sorted(entry.get("timings_ms", {}).items(), key=lambda item: item[1])
     return [by_label[label] for label, _ in ranked if label in by_label][:TOP] or list(

@@ -254,6 +254,30 @@ def test_tall_long_k_split_k_reads_through_tma_and_replays(m, n, k, dtype, rng, 
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_long_k_with_b_off_sectors_tunes_apart_and_every_tall_split_is_right(dtype, rng, monkeypatch):
+    """1000x1000x4000: B's rows 16 bytes into a sector every other row; split-K tunes under its own key
+    ("...|b-off-sectors"), among tiles that include 128x128x128 in 1 to 4 slices."""
+    from tilelab.ops import matmul_hopper
+
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})
+    m, n, k = 1000, 1000, 4000
+    a = randn((m, k), dtype, "cuda", rng)
+    b = randn((k, n), dtype, "cuda", rng)
+    plan = matmul_op.describe_plan(a, b)
+    assert plan["path"] == "splitk" and plan["host_descriptors"]
+    configs = matmul_hopper.split_k_candidates(m, n, k, 1, 2, matmul_hopper.device_sms(a.device))
+    tall = [c for c in configs if (c.block_m, c.block_n) == (128, 128)]
+    assert {c.split_k for c in tall} >= {1, 2, 3, 4}
+    for config in tall:
+        assert_matches_reference(tilelab.matmul(a, b, path="splitk", config=config), a, b, label=config.label())
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label="tuned")
+    known = {**tuning.cache()._shipped, **tuning.cache()._entries}  # tuned now, or shipped for the H200
+    keys = [key for key in known if key.endswith(f"|{tuning.shape_bucket(m, n, k)}|b-off-sectors")]
+    assert any(f"|splitk|{str(dtype)[6:]}|" in key for key in keys), keys
+    assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values()), "counters left set"
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("m,n,k,classes", [
     (1000, 1000, 1000, 8),  # a default shape: 2000-byte rows
     (1002, 1000, 3000, 2),  # M divisible by 2 only; K longer than B's rows are wide

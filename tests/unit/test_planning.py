@@ -511,6 +511,33 @@ def test_split_k_candidates_offer_three_slices_where_they_fit():
     assert hopper.split_k_slices(16384, 64, 3) == [(0, 5504), (5504, 11008), (11008, 16384)]
 
 
+@pytest.mark.parametrize("m,n,b_offset,path,expected", [
+    (1000, 1000, 0, "splitk", True),  # B's rows of 2000 bytes: every other one 16 bytes into a sector
+    (1024, 1024, 0, "splitk", False),  # rows on lines
+    (1024, 1000, 0, "splitk", True),  # only B's width counts
+    (1000, 1024, 0, "splitk", False),
+    (1024, 1024, 8, "splitk", True),  # B's base 16 bytes into a sector (a view): so is every row
+    (128, 1000, 0, "splitk", False),  # split-K through pointers: measured in the bucket's entries
+    (1000, 1000, 0, "descriptor", False),  # one pass: A's row classes have their own entries
+])
+def test_split_k_through_tma_tunes_b_off_sectors_apart(m, n, b_offset, path, expected):
+    """`_split_k_tiles_by_b_sectors`: 1000x1000x4000 must not take the 1024x1024x4096 bucket's tile."""
+    a3 = torch.empty(1, m, 4000, dtype=torch.float16)
+    b3 = torch.empty(1, 4000 * n + b_offset, dtype=torch.float16)[:, b_offset:].view(1, 4000, n)
+    plan = matmul_op.plan_matmul(a3, b3, path, "tf32", None)
+    key = matmul_op._tuning_key(plan, a3, b3, torch.empty(1, 0, 0, dtype=torch.float16), m, n, 4000)
+    assert key.endswith("|b-off-sectors") is expected
+    assert key.split("|")[-1 - expected] == tuning.shape_bucket(m, n, 4000)  # the bucket is the same either way
+
+
+def test_split_k_candidates_offer_tiles_that_read_b_fewer_times():
+    """128x128 tiles in 2 slices: the off-sector winner at 1000x1000x4000 (results/h200-long-k-off-sector-probe.log)."""
+    from tilelab.ops import matmul_hopper as hopper
+
+    kept = hopper.split_k_candidates(1000, 1000, 4000, 1, 2, 132)
+    assert any((c.block_m, c.block_n, c.block_k, c.num_warps, c.split_k) == (128, 128, 128, 8, 2) for c in kept)
+
+
 def test_split_k_candidates_without_room_to_split():
     from tilelab.ops import matmul_hopper as hopper
 

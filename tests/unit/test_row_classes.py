@@ -96,7 +96,7 @@ def test_which_paths_read_in_classes(path, config, expected, batch):
     b3 = torch.empty(batch, 1000, 1000, dtype=torch.float16)
     plan = matmul_op.plan_matmul(a3, b3, path, "tf32", config)
     assert plan.row_classes == expected and plan.as_dict()["row_classes"] == expected
-    key = matmul_op._tuning_key(plan, a3, torch.empty(batch, 0, 0, dtype=torch.float16), 1000, 1000, 1000)
+    key = matmul_op._tuning_key(plan, a3, b3, torch.empty(batch, 0, 0, dtype=torch.float16), 1000, 1000, 1000)
     assert key.endswith("|rowclasses8") == (expected == 8)
     assert ("|batch16" in key) == (batch == 16)
 

@@ -514,7 +514,7 @@ def _candidates(element_size: int, m: int, n: int, out_element_size: int = 0) ->
     return tuning.prune(base, m, n, element_size, out_element_size)
 
 
-def _tuning_key(plan: MatmulPlan, a3, c3, m, n, k) -> str:
+def _tuning_key(plan: MatmulPlan, a3, b3, c3, m, n, k) -> str:
     layout = ("a" if plan.a_layout.row_major else "at") + ("b" if plan.b_layout.row_major else "bt")
     # A batch has tiles to spare where one GEMM of its size has not: its own entry ("...|batch8"), not the
     # single GEMM's, whose tiles may be chosen small to fill the SMs.
@@ -525,7 +525,21 @@ def _tuning_key(plan: MatmulPlan, a3, c3, m, n, k) -> str:
         env.gpu_name(a3.device.index or 0) if a3.device.type == "cuda" else "cpu",
         plan.path, str(a3.dtype).removeprefix("torch."), str(c3.dtype).removeprefix("torch."),
         plan.input_precision, layout, tuning.shape_bucket(m, n, k), *batch, *classes,
+        *(("b-off-sectors", ) if _split_k_tiles_by_b_sectors(plan, m, b3) else ()),
     ))
+
+
+def _split_k_tiles_by_b_sectors(plan: MatmulPlan, m: int, b3: torch.Tensor) -> bool:
+    """Whether split-K through TMA reads a B whose rows are off 32-byte sectors: such problems tune apart
+    ("...|b-off-sectors"), since their winners are tiles that read B fewer times. Measured on the H200 in turns
+    (call DDDDDD, results/h200-long-k-off-sector-probe.log, fp16): 1000x1000x4000 30.6 us with the
+    1024x1024x4096 bucket's 64x128x128 in one slice, 27.5 with 128x128x128 in 2 slices (torch 19.9);
+    1000x1000x16000 150.1 against 75.5 (torch 54.4); 1024x1024x4096 itself keeps 64x128x128 (19.0 against
+    25.0)."""
+    from tilelab.ops import matmul_hopper
+
+    return (plan.path == "splitk" and matmul_hopper.split_k_reads_through_tma(m, plan.a_layout, plan.b_layout)
+            and not rows_on_sectors(b3, plan.b_layout))
 
 
 # -- the public op -------------------------------------------------------------------------------
@@ -914,7 +928,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         tail_args = args[5:]  # after a, b, c, workspace, counters
     else:
         chosen = plan.config or tuning.choose(
-            _tuning_key(plan, p.a3, c3, p.m, p.n, p.k),
+            _tuning_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),
             _candidates(p.a3.element_size(), p.m, p.n, c3.element_size() if plan.path == "descriptor" else 0),
             lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
         )
@@ -962,7 +976,7 @@ def split_k_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
                                                   matmul_hopper.device_sms(c3.device))
     layouts = split_k_layouts(plan, p.m)
     return tuning.choose(
-        _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
+        _tuning_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k), candidates,
         lambda cfg: matmul_hopper.launch_split_k(p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, cfg,
                                                  **layouts),
         config_type=matmul_hopper.HopperConfig,
@@ -995,7 +1009,7 @@ def persistent_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measur
     candidates = matmul_hopper.filling_first(persistent_candidates(plan, p.m, p.n, c3.element_size()), p.m, p.n,
                                              c3.shape[0], sms)
     return tuning.choose(
-        _tuning_key(plan, p.a3, c3, p.m, p.n, p.k), candidates,
+        _tuning_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k), candidates,
         lambda cfg: matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout,
                                                     plan.b_layout, plan.input_precision, cfg, sms,
                                                     row_classes=plan.row_classes),
@@ -1130,7 +1144,7 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         described["host_descriptors"] = bool(split_k_layouts(plan, p.m))
     if plan.path not in ("persistent", "registers", "pingpong") and plan.config is None:
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
-        known = tuning.cache().get(_tuning_key(plan, p.a3, c_probe, p.m, p.n, p.k), config_type)
+        known = tuning.cache().get(_tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), config_type)
         described["config"] = known.as_dict() if known else None
     return described
 

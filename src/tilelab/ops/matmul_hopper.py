@@ -144,7 +144,13 @@ SPLIT_K_CANDIDATES: tuple[HopperConfig, ...] = tuple(
                                       (64, 128, 64, 8, 4), (16, 64, 64, 8, 4),
                                       # Added in session 10: a deep pipeline of long K steps, unsplit 0.96x /
                                       # 0.98x torch at 128x4096x4096 (results/h200-skinny-stages-probe.log).
-                                      (64, 64, 128, 6, 4), (64, 64, 128, 7, 4))
+                                      (64, 64, 128, 6, 4), (64, 64, 128, 7, 4),
+                                      # Added in session 18: tiles that read A and B 8 times each at 1000 rows
+                                      # and columns, for B's rows off sectors: 27.5 us in 2 slices at
+                                      # 1000x1000x4000 against 30.6 for the default 64x128x128 (and 28.0 for
+                                      # 128x64x128), 42.7 against 54.9 at 1000x1000x8000
+                                      # (results/h200-long-k-off-sector-probe.log).
+                                      (128, 128, 128, 3, 8))
     # 3 slices: 768x768x16384 (36 tiles of 128x128) took 46.9 us in 3 slices of 64x128 tiles against 58.7 in 2,
     # and torch 40.6 (results/h200-long-k-tuning-probe.log).
     for s in (1, 2, 3, 4, 8)
