@@ -50,8 +50,9 @@ def build() -> Script:
           f"{SPLIT_K_MAX_WAVES} waves: {SPLIT_K_MAX_WAVES * SMS} on {SMS} SMs (matmul_hopper.split_k_candidates)")
     most = max(c.split_k for c in split_k_candidates(M, N, K, 1, 2, SMS) if (c.block_m, c.block_n) == (16, 64))
     s.ask(f"so the most slices of {TILE_M}x{TILE_N} tiles it times here", most)
-    s.say("\nOn the H200 (docs/PERFORMANCE.md): 16x4096x4096 fp16 went from 0.78x torch (one program per tile)")
-    s.say("to 1.08x with 2 slices. Try it: tilelab.matmul(a, b, path='splitk').\n")
+    s.say("\nOn the H200, fp16 16x4096x4096 in one kernel-bench run (results/h200-matmul-float16-pingpong-final.json):")
+    s.say("one program per 64x64 tile, unsplit (path='persistent': 64 programs), 27.2 us, 0.68x torch; split-K,")
+    s.say("16x64x64 tiles in 2 slices (the default), 16.9 us, 1.09x. Try it: tilelab.matmul(a, b, path='splitk').\n")
 
     s.say("Splitting is for filling idle SMs. Now M=128, the same N and K: two ways to about one program per SM.")
     halves = math.ceil(128 / 64) * math.ceil(N / 128) * 2
@@ -72,5 +73,14 @@ def build() -> Script:
           "17.2 through TMA")
     s.ask(f"{SPLIT_K_TMA_MIN_M} rows or more (a weight gradient: 1024x1024 outputs, K = 4096 tokens)",
           "TMA, descriptors built on the host: 18.1 us against 20.5 through pointers")
-    s.say("Both kinds were tuned at each shape (results/h200-split-k-tma-tuning.log, -pointers-tuning.log).")
+    s.say("Both kinds were tuned at each shape (results/h200-split-k-tma-tuning.log, -pointers-tuning.log).\n")
+
+    s.say("Through TMA the best tile also depends on where B's rows start. Its rows are K's: every program reads")
+    s.say("the rows of its slice, and fp16 rows of 1000 (2000 bytes) start 16 bytes into a 32-byte sector every")
+    s.say("other row, which TMA reads slower. So such problems tune apart from their power-of-two bucket")
+    s.say("(ops.matmul._split_k_tiles_by_b_sectors, key '...|b-off-sectors').")
+    s.ask("1000x1000x4000: how many times is B read in 64x128 tiles (the 1024x1024x4096 winner), and in 128x128?",
+          "16 and 8: once per tile row of C (1000 / 64 rounds to 16 rows of tiles, 1000 / 128 to 8)")
+    s.say("Measured in one kernel-bench run (results/h200-matmul-float16-long-k-off-sectors.json): 128x128x128 in")
+    s.say("2 slices 27.0 us, torch 19.6; the 64x128x128 tile had taken 30.6 (results/h200-long-k-off-sector-probe.log).")
     return s
