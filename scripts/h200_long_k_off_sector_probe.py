@@ -1,6 +1,7 @@
 """Long K over a small output with B's rows off sectors: which split-K and one-pass tiles win? (run on the H200)
 
-    PYTHONPATH=src:. python scripts/h200_long_k_off_sector_probe.py [--rounds 6]
+    PYTHONPATH=src:. python scripts/h200_long_k_off_sector_probe.py [--rounds 6] [--shape M N K ...]
+        [--splitk BMxBNxBK:STAGES:WARPS:SLICES ...]
 
 1000x1000x4000 takes split-K, tuned in the 1024x1024x4096 bucket: 64x128x128 in one slice, picked where B's
 rows start on 128-byte lines. At 1000 columns every other row of B starts 16 bytes into a sector, and a tile
@@ -39,8 +40,16 @@ def recorded(a, b, path=None, config=None):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--shape", type=int, nargs=3, action="append", help="M N K, fp16 only (default: SHAPES)")
+    parser.add_argument("--splitk", action="append", metavar="BMxBNxBK:STAGES:WARPS:SLICES",
+                        help="split-K tiles to time instead of SPLIT_K (no one-pass tiles then)")
     args = parser.parse_args()
-    for dtype, shapes in ((torch.float16, SHAPES), (torch.bfloat16, SHAPES[:1])):
+    global SPLIT_K, ONE_PASS
+    if args.splitk:
+        SPLIT_K = [tuple(int(v) for v in spec.replace("x", ":").split(":")) for spec in args.splitk]
+        ONE_PASS = {}
+    cases = ((torch.float16, args.shape), ) if args.shape else ((torch.float16, SHAPES), (torch.bfloat16, SHAPES[:1]))
+    for dtype, shapes in cases:
         for m, n, k in shapes:
             a = torch.randn(m, k, device="cuda", dtype=dtype)
             b = torch.randn(k, n, device="cuda", dtype=dtype)
