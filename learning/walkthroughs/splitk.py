@@ -81,6 +81,7 @@ def build() -> Script:
     s.say("(ops.matmul._split_k_tiles_by_b_sectors, key '...|b-off-sectors').")
     s.ask("1000x1000x4000: how many times is B read in 64x128 tiles (the 1024x1024x4096 winner), and in 128x128?",
           "16 and 8: once per tile row of C (1000 / 64 rounds to 16 rows of tiles, 1000 / 128 to 8)")
-    s.say("Measured in one kernel-bench run (results/h200-matmul-float16-long-k-off-sectors.json): 128x128x128 in")
-    s.say("2 slices 27.0 us, torch 19.6; the 64x128x128 tile had taken 30.6 (results/h200-long-k-off-sector-probe.log).")
+    s.say("Measured in one kernel-bench run (results/h200-matmul-float16-long-k-off-sectors.json): 128x128x128")
+    s.say("in 2 slices 27.0 us, torch 19.6; the 64x128x128 tile had taken 30.6")
+    s.say("(results/h200-long-k-off-sector-probe.log).")
     return s

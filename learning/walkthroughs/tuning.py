@@ -45,7 +45,12 @@ def build() -> Script:
     s.ask("shape_bucket(1000, 1000, 1000)", tuning.shape_bucket(1000, 1000, 1000))
     s.ask("shape_bucket(127, 255, 65)", tuning.shape_bucket(127, 255, 65))
     s.say("So 1000^3 uses whatever won at 1024^3. (Until the sixth session's re-tune that was a tile 4% slower")
-    s.say("at 1000^3 than the best one measured there.)\n")
+    s.say("at 1000^3 than the best one measured there.)")
+    s.say("Split-K's choice hinges on how many tiles the SMs get, so its buckets are half octaves (fine=True):")
+    s.ask("shape_bucket(768, 768, 16384) and shape_bucket(1024, 1024, 16384), each with fine=True",
+          f"{tuning.shape_bucket(768, 768, 16384, fine=True)} and {tuning.shape_bucket(1024, 1024, 16384, fine=True)}")
+    s.say("One shared power-of-two bucket gave 1024x1024x16384 the 3 slices tuned at 768 rows: 83.7 us, against")
+    s.say("57.7 in one slice (torch 54.1; results/h200-long-k-wave-split-probe.log).\n")
 
     kept = tuning.prune(tuning.GPU_CANDIDATES, m=16, n=4096, element_size=2)
     s.say("Before timing, tilelab.tuning.prune drops candidates that cannot fit shared memory or would be")

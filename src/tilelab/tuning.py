@@ -138,9 +138,17 @@ def pow2_at_least(x: int, floor: int) -> int:
     return max(floor, 1 << max(0, math.ceil(math.log2(max(x, 1)))))
 
 
-def shape_bucket(m: int, n: int, k: int) -> str:
-    """Problems whose dims round to the same powers of two share a tuned choice."""
-    return "x".join(str(pow2_at_least(d, 1)) for d in (m, n, k))
+def half_octave_at_least(x: int) -> int:
+    """The smallest of 1, 2, 3, 4, 6, 8, 12, ... (powers of two and 1.5 times them) that is >= x."""
+    power = pow2_at_least(x, 1)
+    return power * 3 // 4 if power >= 4 and power * 3 // 4 >= x else power
+
+
+def shape_bucket(m: int, n: int, k: int, fine: bool = False) -> str:
+    """Problems whose dims round to the same powers of two share a tuned choice; `fine`: to the same half
+    octaves (`half_octave_at_least`), for choices that hinge on how many tiles fill the SMs."""
+    round_up = half_octave_at_least if fine else functools.partial(pow2_at_least, floor=1)
+    return "x".join(str(round_up(d)) for d in (m, n, k))
 
 
 class TuningCache:

@@ -272,7 +272,7 @@ def test_long_k_with_b_off_sectors_tunes_apart_and_every_tall_split_is_right(dty
         assert_matches_reference(tilelab.matmul(a, b, path="splitk", config=config), a, b, label=config.label())
     assert_matches_reference(tilelab.matmul(a, b), a, b, label="tuned")
     known = {**tuning.cache()._shipped, **tuning.cache()._entries}  # tuned now, or shipped for the H200
-    keys = [key for key in known if key.endswith(f"|{tuning.shape_bucket(m, n, k)}|b-off-sectors")]
+    keys = [key for key in known if key.endswith(f"|{tuning.shape_bucket(m, n, k, fine=True)}|b-off-sectors")]
     assert any(f"|splitk|{str(dtype)[6:]}|" in key for key in keys), keys
     assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values()), "counters left set"
 

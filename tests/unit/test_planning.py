@@ -54,6 +54,10 @@ def test_64bit_offsets_only_when_needed():
 
 def test_shape_bucket_and_prune():
     assert tuning.shape_bucket(127, 255, 65) == "128x256x128"
+    assert tuning.shape_bucket(127, 255, 65, fine=True) == "128x256x96"
+    assert tuning.shape_bucket(768, 1000, 11008, fine=True) == "768x1024x12288"
+    assert [tuning.half_octave_at_least(x) for x in (0, 1, 2, 3, 5, 7, 9, 13, 25, 97, 700, 769, 16000)] == [
+        1, 1, 2, 3, 6, 8, 12, 16, 32, 128, 768, 1024, 16384]
     pruned = tuning.prune(tuning.GPU_CANDIDATES, m=16, n=4096, element_size=2)
     assert pruned and all(c.block_m <= 32 for c in pruned)
     assert all(c.shared_memory_bytes(2) <= tuning.SHARED_MEMORY_BUDGET for c in pruned)
@@ -527,7 +531,31 @@ def test_split_k_through_tma_tunes_b_off_sectors_apart(m, n, b_offset, path, exp
     plan = matmul_op.plan_matmul(a3, b3, path, "tf32", None)
     key = matmul_op._tuning_key(plan, a3, b3, torch.empty(1, 0, 0, dtype=torch.float16), m, n, 4000)
     assert key.endswith("|b-off-sectors") is expected
-    assert key.split("|")[-1 - expected] == tuning.shape_bucket(m, n, 4000)  # the bucket is the same either way
+    assert key.split("|")[-1 - expected] == tuning.shape_bucket(m, n, 4000, fine=path == "splitk")  # either way
+
+
+@pytest.mark.parametrize("path,expected", [("splitk", ("768x768x16384", "1024x1024x16384")),
+                                           ("descriptor", ("1024x1024x16384", "1024x1024x16384"))])
+def test_split_k_buckets_are_half_octaves(path, expected):
+    """768 and 1024 rows make 36 and 64 tiles of 128x128: split-K tunes them apart, other paths share a bucket."""
+    keys = []
+    for size in (768, 1024):
+        a3, b3 = torch.empty(1, size, 16384, dtype=torch.float16), torch.empty(1, 16384, size, dtype=torch.float16)
+        plan = matmul_op.plan_matmul(a3, b3, path, "tf32", None)
+        keys.append(matmul_op._tuning_key(plan, a3, b3, torch.empty(1, 0, 0, dtype=torch.float16), size, size, 16384))
+    assert tuple(key.split("|")[6] for key in keys) == expected
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(16, 4096, 4096), (32, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096),
+                                   (128, 4096, 11008), (256, 4096, 4096), (256, 1024, 8192), (512, 1024, 8192),
+                                   (512, 512, 8192), (768, 768, 16384), (1024, 1024, 4096), (1024, 1024, 8192)])
+def test_shipped_split_k_winners_are_found_at_the_shapes_they_were_tuned_at(shape, dtype):
+    """Every shipped split-K entry (tuned/h200.json) under the key its tuned shape makes (results/README.md
+    names the tuning runs), so a change of buckets cannot orphan them."""
+    m, n, k = shape
+    key = f"NVIDIA H200|splitk|{dtype}|{dtype}|tf32|ab|{tuning.shape_bucket(m, n, k, fine=True)}"
+    assert tuning.TuningCache(Path("/nonexistent/tuning.json")).get(key) is not None, key
 
 
 def test_split_k_candidates_offer_tiles_that_read_b_fewer_times():

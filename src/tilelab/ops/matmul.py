@@ -520,11 +520,14 @@ def _tuning_key(plan: MatmulPlan, a3, b3, c3, m, n, k) -> str:
     # single GEMM's, whose tiles may be chosen small to fill the SMs.
     batch = () if c3.shape[0] == 1 else (f"batch{tuning.pow2_at_least(c3.shape[0], 1)}", )
     # Rows read in classes favour other tiles (taller ones: B is the operand still read off sectors).
+    # Split-K's buckets are half octaves: how many slices pay depends on how many tiles the SMs get, and
+    # 768x768x16384 (36 tiles of 128x128) took 3 slices where 1024x1024x16384 (64) runs 1.45x faster in one
+    # (call GGGGGG, results/h200-long-k-wave-split-probe.log: 83.7 against 57.7 us, torch 54.1).
     classes = () if plan.row_classes == 1 else (f"rowclasses{plan.row_classes}", )
     return "|".join((
         env.gpu_name(a3.device.index or 0) if a3.device.type == "cuda" else "cpu",
         plan.path, str(a3.dtype).removeprefix("torch."), str(c3.dtype).removeprefix("torch."),
-        plan.input_precision, layout, tuning.shape_bucket(m, n, k), *batch, *classes,
+        plan.input_precision, layout, tuning.shape_bucket(m, n, k, fine=plan.path == "splitk"), *batch, *classes,
         *(("b-off-sectors", ) if _split_k_tiles_by_b_sectors(plan, m, b3) else ()),
     ))
 
