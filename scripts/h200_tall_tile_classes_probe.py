@@ -1,0 +1,66 @@
+"""One GEMM off sectors: do 256-row tiles in fewer row classes read B few enough times to win? (run on the H200)
+
+    PYTHONPATH=src:. python scripts/h200_tall_tile_classes_probe.py [--rounds 10]
+
+At 3000^3 the default reads A in 8 classes of 375 rows with 128x256 tiles, so B, whose rows are off sectors, is
+read 24 times. A 256-row tile reads it 12 times, but fits 375-row classes badly; in 4 classes (750 rows: 3 tiles)
+or 2 (1500: 6 tiles) it wastes 2%, and A's rows then start on 64-byte or 32-byte boundaries instead of lines.
+Variants, each its recorded launch (tilelab.matmul's replay), on the descriptor kernel, in turns with torch.
+"""
+
+import argparse
+import functools
+
+import torch
+
+from scripts.h200_row_class_rule_probe import recorded
+from scripts.turns import report_in_turns
+from tilelab.reference import matmul_reference
+from tilelab.tuning import Config
+
+SHAPES = [(3000, 3000, 3000), (5000, 5000, 5000), (3000, 3000, 1000)]
+TALL = [Config(256, 128, 64, 8, num_warps=8, num_stages=3), Config(256, 128, 64, 16, num_warps=8, num_stages=3)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    for m, n, k in SHAPES:
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+        variants = {"torch": functools.partial(torch.mm, a, b)}
+        variants["default"], plan = recorded(a, b)
+        config = plan["config"] or {}
+        print(f"  default: {plan['path']}, {plan['row_classes']} classes, {config.get('block_m')}x"
+              f"{config.get('block_n')}x{config.get('block_k')} s{config.get('num_stages')}", flush=True)
+        for tall in TALL:
+            for counts in ((8, 4, 2), (4, 2), (2,)):
+                name = f"{tall.label()} in {counts[0]} classes"
+                try:
+                    launch, _ = recorded_config(a, b, tall, counts)
+                    variants[name] = launch
+                except Exception as error:  # a tile that does not fit is a result too
+                    print(f"  {name} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
+        report_in_turns(f"{m}x{n}x{k} float16", variants, args.rounds, reference=matmul_reference(a, b),
+                        by_time=True)
+
+
+def recorded_config(a, b, config, counts):
+    """path="descriptor" with `config`, row classes chosen among `counts` (ROW_CLASS_COUNTS patched)."""
+    from unittest import mock
+
+    import tilelab
+    from tilelab.ops import matmul as matmul_op
+
+    matmul_op._REPLAYS.clear()
+    with mock.patch.object(matmul_op, "ROW_CLASS_COUNTS", counts):
+        tilelab.matmul(a, b, path="descriptor", config=config)
+        plan = matmul_op.describe_plan(a, b, path="descriptor", config=config)
+    (replay,) = matmul_op._REPLAYS.values()
+    assert plan["row_classes"] == counts[0], plan["row_classes"]
+    return (lambda: replay(a, b)), plan
+
+
+if __name__ == "__main__":
+    main()
