@@ -217,33 +217,6 @@ def test_split_k_is_deterministic_and_handles_uneven_slices(rng):
     assert all(torch.equal(outs[0], o) for o in outs[1:]), "split-K result changed between runs"
 
 
-# -- stream-K ------------------------------------------------------------------------------------
-
-_STREAM_K = [(dtype, shape, cfg) for dtype in (torch.float16, torch.bfloat16)
-             for shape in [(1536, 1536, 1536), (300, 520, 1000), (1, 64, 64), (2048, 2048, 512)]
-             for cfg in hopper.STREAM_K_CANDIDATES]
-
-
-@pytest.mark.parametrize("dtype,shape,config", _STREAM_K,
-                         ids=[f"{str(d)[6:]}-{'x'.join(map(str, s))}-{c.label()}" for d, s, c in _STREAM_K])
-def test_stream_k_every_candidate_against_float64(dtype, shape, config, rng):
-    """Tiles shared by two or more programs, whole ones, fewer K steps than SMs (1x64x64); twice, for the same
-    bits and counters back at 0."""
-    m, n, k = shape
-    a, b = operands(m, n, k, dtype, rng)
-    outs = []
-    for _ in range(2):
-        storage = torch.full((m + 1, padded_row_stride(n, _size(dtype))), float("nan"), dtype=dtype, device="cuda")
-        c = storage[:m, :n]
-        hopper.launch_stream_k(a[None], b[None], c[None], m, n, k, operand_layout(a[None]), operand_layout(b[None]),
-                               "tf32", config, hopper.device_sms(a.device))
-        assert torch.isnan(storage[m]).all(), "the kernel wrote past the last row"
-        outs.append(c)
-    assert_close(outs[0], reference(a, b), tolerance(dtype), f"stream-K {config.label()} {shape} {dtype}")
-    assert torch.equal(outs[0], outs[1]), "stream-K result changed between runs"
-    assert all(int(c.abs().sum()) == 0 for c in hopper._SPLIT_K_COUNTERS.values()), "counters left set"
-
-
 # -- fp8 -----------------------------------------------------------------------------------------
 
 FP8 = torch.float8_e4m3fn

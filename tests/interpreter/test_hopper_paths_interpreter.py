@@ -281,61 +281,6 @@ def test_split_k_is_deterministic(device, rng):
     assert torch.equal(outs[0], outs[1])
 
 
-# -- stream-K ------------------------------------------------------------------------------------
-
-
-def run_stream_k(a3, b3, config, num_sms, *, precision="ieee"):
-    """`launch_stream_k` into a NaN-poisoned padded output with a guard row below it; return C [M, N]."""
-    m, k = a3.shape[1:]
-    n = b3.shape[2]
-    storage = torch.full((1, m + 1, padded_row_stride(n, _size(a3.dtype))), float("nan"), dtype=a3.dtype,
-                         device=a3.device)
-    c3 = storage[:, :m, :n]
-    hopper.launch_stream_k(a3, b3, c3, m, n, k, operand_layout(a3), operand_layout(b3), precision, config, num_sms)
-    assert torch.isnan(storage[:, m]).all(), "the kernel wrote past the last row"
-    return c3[0]
-
-
-@pytest.mark.parametrize("m,n,k", [(70, 96, 200), (1, 40, 8), (33, 136, 1000), (64, 64, 96)])
-@pytest.mark.parametrize("num_sms", [1, 3, 10, 40])
-def test_stream_k_runs_cover_every_step_once(m, n, k, num_sms, device, rng):
-    """Runs shorter than a tile (a tile shared by up to 4 programs at 40), longer than one (whole tiles stored
-    directly), one program for all; the counters are back at 0 after each launch."""
-    a3 = padded(m, k, torch.float16, device, rng)[None]
-    b3 = padded(k, n, torch.float16, device, rng)[None]
-    config = HopperConfig(32, 32, 32, group_m=2, num_warps=4, num_stages=2)
-    check(run_stream_k(a3, b3, config, num_sms), a3[0], b3[0], torch.float16, f"stream-K on {num_sms}")
-    assert all(int(c.abs().sum()) == 0 for c in hopper._SPLIT_K_COUNTERS.values()), "counters left set"
-
-
-def test_stream_k_runs_and_owners_agree():
-    """`owner_of` inverts `run_of`: the steps of every run belong to its program (host arithmetic)."""
-    for units, programs in [(12, 10), (1728, 132), (7, 7), (100, 3)]:
-        per, extra = divmod(units, programs)
-        for program in range(programs):
-            start = program * per + min(program, extra)
-            stop = start + per + (program < extra)
-            long_steps = extra * (per + 1)
-            for unit in range(start, stop):
-                owner = unit // (per + 1) if unit < long_steps else extra + (unit - long_steps) // per
-                assert owner == program, (units, programs, unit)
-
-
-@pytest.mark.parametrize("a_k_major,b_k_major", [(True, True), (False, False)])
-def test_stream_k_transposed_operands(a_k_major, b_k_major, device, rng):
-    m, n, k = 48, 80, 160
-    a = padded(m, k, torch.float32, device, rng) if a_k_major else padded(k, m, torch.float32, device, rng).t()
-    b = padded(n, k, torch.float32, device, rng).t() if b_k_major else padded(k, n, torch.float32, device, rng)
-    out = run_stream_k(a[None], b[None], HopperConfig(32, 32, 16, group_m=2, num_warps=4, num_stages=1), 7)
-    check(out, a, b, torch.float32, f"stream-K a_k_major={a_k_major} b_k_major={b_k_major}")
-
-
-def test_stream_k_takes_one_gemm(device, rng):
-    a3 = padded(16, 16, torch.float16, device, rng).expand(2, 16, 16)
-    with pytest.raises(tilelab.ContractError, match="one GEMM"):
-        hopper.launch_stream_k(a3, a3, a3, 16, 16, 16, operand_layout(a3), operand_layout(a3), "ieee", SMALL, 4)
-
-
 # -- fp8 scaling ---------------------------------------------------------------------------------
 
 FP8 = torch.float8_e4m3fn

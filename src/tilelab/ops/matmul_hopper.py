@@ -21,7 +21,6 @@ import triton
 from tilelab.contracts import ContractError, ShapeError
 from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
 from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel
-from tilelab.kernels.matmul_stream_k import matmul_stream_k_kernel
 from tilelab.ops.matmul import _TRITON_TYPE as _MATMUL_TRITON_TYPE
 from tilelab.ops.matmul import (
     MAX_GRID_Y,
@@ -462,43 +461,6 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
     return workspace, compiled, grid, args
 
 
-# Stream-K (`launch_stream_k`), fp16/bf16: the persistent kernel's large tiles, whose reads per flop are fewest.
-STREAM_K_CANDIDATES: tuple[HopperConfig, ...] = (
-    _c(128, 256, 64, 8, 3, epilogue_subtile=False),
-    _c(128, 128, 64, 8, 4, epilogue_subtile=False),
-    _c(128, 128, 64, 4, 4, epilogue_subtile=False),
-    _c(128, 64, 64, 4, 4, epilogue_subtile=False),
-)
-
-
-def stream_k_programs(m: int, n: int, k: int, config: Config, num_sms: int) -> int:
-    """Programs of `matmul_stream_k_kernel`: one per SM, fewer only when there are fewer K steps than SMs."""
-    return max(1, min(num_sms, tile_count(m, n, config) * ceil_div(k, config.block_k)))
-
-
-def launch_stream_k(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayout, b_layout: OperandLayout,
-                    precision: str, config: HopperConfig, num_sms: int):
-    """C = A @ B for one GEMM (batch 1) with `matmul_stream_k_kernel`: the tiles' K steps shared out evenly over
-    `stream_k_programs` programs; needs a_layout.tma_ok and b_layout.tma_ok, and C's rows 16-byte aligned.
-
-    Returns (workspace, compiled kernel, grid, arguments), as `_launch_split_k` does.
-    """
-    if max(a3.shape[0], b3.shape[0], c3.shape[0]) != 1:
-        raise ContractError("stream-K takes one GEMM (a batch of 1)")
-    programs = stream_k_programs(m, n, k, config, num_sms)
-    workspace = torch.empty((programs, 2, config.block_m, config.block_n), dtype=torch.float32, device=c3.device)
-    counters = split_k_counters(c3.device, tile_count(m, n, config))
-    descriptors = host_descriptors(a3, b3, c3, a_layout, b_layout, config.block_m, config.block_n, config.block_k,
-                                   config.block_n)
-    args = (*descriptors, workspace, counters, m, n, k,
-            # BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, NUM_STAGES, INPUT_PRECISION, A_K_MAJOR, B_K_MAJOR
-            config.block_m, config.block_n, config.block_k, config.group_m, config.num_stages, precision,
-            a_layout.row_major, not b_layout.row_major)
-    grid = (programs, 1, 1)
-    compiled = matmul_stream_k_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
-    return workspace, compiled, grid, args
-
-
 # -- compiling without a GPU ---------------------------------------------------------------------
 
 _TRITON_TYPE = {**_MATMUL_TRITON_TYPE, torch.float8_e4m3fn: "fp8e4nv"}
@@ -510,7 +472,7 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                       batched: bool = False, row_classes: int = 1):
     """(kernel, signature, constexprs, attrs, options) for `triton.compile(ASTSource(...), target, options)`.
 
-    kernel_name: "persistent", "splitk", "splitk_descriptor", "stream_k" or "fp8". Pointers and
+    kernel_name: "persistent", "splitk", "splitk_descriptor" or "fp8". Pointers and
     integer arguments get 16-divisibility hints, as aligned 4096-wide tensors would.
     host_descriptors (persistent, splitk_descriptor): descriptors as kernel parameters;
     None: as the library launches one GEMM (`persistent_host_descriptors`; split-K
@@ -572,19 +534,9 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
         meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
                 "GROUP_M": config.group_m, "NUM_STAGES": config.num_stages,
                 "EPILOGUE_SUBTILE": config.epilogue_subtile, "FAST_ACCUM": fast_accum, "FLATTEN": config.flatten}
-    elif kernel_name == "stream_k":
-        config = dataclasses.replace(config or STREAM_K_CANDIDATES[0], epilogue_subtile=False)  # C's whole tile
-        kernel = matmul_stream_k_kernel
-        pointers = {**_descriptor_signature(dtype, out_dtype, config, a_k_major, b_k_major,
-                                            ("a_desc", "b_desc", "c_desc")),
-                    "ws_ptr": "*fp32", "counters_ptr": "*i32"}
-        ints = ["M", "N", "K"]
-        meta = {"BLOCK_M": config.block_m, "BLOCK_N": config.block_n, "BLOCK_K": config.block_k,
-                "GROUP_M": config.group_m, "NUM_STAGES": config.num_stages, "INPUT_PRECISION": precision,
-                "A_K_MAJOR": a_k_major, "B_K_MAJOR": b_k_major}
     else:
-        raise ValueError(f"unknown kernel_name {kernel_name!r}: 'persistent', 'splitk', 'splitk_descriptor', "
-                         "'stream_k' or 'fp8'")
+        raise ValueError(f"unknown kernel_name {kernel_name!r}: 'persistent', 'splitk', 'splitk_descriptor' "
+                         "or 'fp8'")
     # Unit inner strides are constants at a real launch (Triton specializes on 1).
     unit = {"stride_ak", "stride_bn", "stride_cn"} & set(ints)
     signature = {**pointers, **{name: ("constexpr" if name in unit else "i32") for name in ints},
