@@ -14,27 +14,13 @@ import functools
 
 import torch
 
-import tilelab
 from scripts.h200_batch_row_class_probe import describe, recorded
-from scripts.turns import report_in_turns
-from tilelab.ops import matmul as matmul_op
+from scripts.turns import recorded_launch, report_in_turns
 from tilelab.ops.matmul_hopper import HopperConfig
 from tilelab.reference import matmul_reference
 
 SHAPES = [(16, 1000, 1000, 1000), (16, 1000, 1000, 3000)]
 TALL = HopperConfig(256, 128, 64, 8, num_warps=8, num_stages=3)
-
-
-def forced(a, b, config, **patch):
-    """tilelab.matmul(a, b, path="persistent", config=config) under `patch`: its recorded launch and plan."""
-    from unittest import mock
-
-    matmul_op._REPLAYS.clear()
-    with mock.patch.multiple(matmul_op, **patch):
-        tilelab.matmul(a, b, path="persistent", config=config)
-        plan = matmul_op.describe_plan(a, b, path="persistent", config=config)
-    (replay,) = matmul_op._REPLAYS.values()
-    return (lambda: replay(a, b)), plan
 
 
 def main() -> None:
@@ -51,7 +37,8 @@ def main() -> None:
                 variants[name], plan = recorded(a, b, None, **patch)
                 describe(name, plan)
             try:
-                variants["4 classes, 256x128x64"], plan = forced(a, b, TALL, ROW_CLASS_COUNTS=(4, 2))
+                variants["4 classes, 256x128x64"], plan = recorded_launch(a, b, path="persistent", config=TALL,
+                                                                         ROW_CLASS_COUNTS=(4, 2))
                 describe("4 classes, 256x128x64", plan)
             except Exception as error:  # a tile that does not fit is a result too
                 print(f"  256x128x64 failed: {type(error).__name__}: {str(error)[:200]}", flush=True)

@@ -14,9 +14,7 @@ import functools
 
 import torch
 
-import tilelab
-from scripts.turns import report_in_turns
-from tilelab.ops import matmul as matmul_op
+from scripts.turns import recorded_launch, report_in_turns
 from tilelab.ops.matmul_hopper import HopperConfig
 from tilelab.reference import matmul_reference
 
@@ -26,15 +24,6 @@ SPLIT_K = [(64, 128, 128, 4, 4, 1), (128, 64, 128, 4, 4, 1), (128, 64, 128, 4, 4
            (128, 128, 64, 3, 8, 2), (128, 128, 128, 3, 8, 2), (128, 256, 64, 3, 8, 4), (128, 256, 64, 3, 8, 2),
            (64, 128, 64, 8, 4, 1), (64, 128, 64, 4, 4, 2)]
 ONE_PASS = {"descriptor": [(128, 64, 128, 4, 4), (128, 64, 64, 6, 4)], "persistent": [(128, 64, 64, 4, 4)]}
-
-
-def recorded(a, b, path=None, config=None):
-    """tilelab.matmul(a, b, path=..., config=...) once, then its recorded launch (and the plan)."""
-    matmul_op._REPLAYS.clear()
-    tilelab.matmul(a, b, path=path, config=config)
-    plan = matmul_op.describe_plan(a, b, path=path, config=config)
-    (replay,) = matmul_op._REPLAYS.values()
-    return (lambda: replay(a, b)), plan
 
 
 def main() -> None:
@@ -54,7 +43,7 @@ def main() -> None:
             a = torch.randn(m, k, device="cuda", dtype=dtype)
             b = torch.randn(k, n, device="cuda", dtype=dtype)
             variants = {"torch": functools.partial(torch.mm, a, b)}
-            variants["default"], plan = recorded(a, b)
+            variants["default"], plan = recorded_launch(a, b)
             config = plan["config"] or {}
             print(f"  default: {plan['path']} {config.get('block_m')}x{config.get('block_n')}x"
                   f"{config.get('block_k')} s{config.get('num_stages')} w{config.get('num_warps')} "
@@ -63,7 +52,8 @@ def main() -> None:
                 cfg = HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages, epilogue_subtile=False,
                                    split_k=slices)
                 try:
-                    variants[f"splitk {bm}x{bn}x{bk} s{stages} w{warps} sk{slices}"], _ = recorded(a, b, "splitk", cfg)
+                    name = f"splitk {bm}x{bn}x{bk} s{stages} w{warps} sk{slices}"
+                    variants[name], _ = recorded_launch(a, b, path="splitk", config=cfg)
                 except Exception as error:  # a tile that does not fit is a result too
                     print(f"  splitk {cfg.label()} failed: {type(error).__name__}: {str(error)[:150]}", flush=True)
             for path, tiles in ONE_PASS.items():
@@ -71,7 +61,8 @@ def main() -> None:
                     cfg = HopperConfig(bm, bn, bk, 8, num_warps=warps, num_stages=stages,
                                        epilogue_subtile=path == "persistent")
                     try:
-                        variants[f"{path} {bm}x{bn}x{bk} s{stages} w{warps}"], _ = recorded(a, b, path, cfg)
+                        name = f"{path} {bm}x{bn}x{bk} s{stages} w{warps}"
+                        variants[name], _ = recorded_launch(a, b, path=path, config=cfg)
                     except Exception as error:
                         print(f"  {path} {cfg.label()} failed: {type(error).__name__}: {str(error)[:150]}",
                               flush=True)

@@ -13,8 +13,7 @@ import functools
 
 import torch
 
-from scripts.h200_row_class_rule_probe import recorded
-from scripts.turns import report_in_turns
+from scripts.turns import recorded_launch, report_in_turns
 from tilelab.reference import matmul_reference
 from tilelab.tuning import Config
 
@@ -30,7 +29,7 @@ def main() -> None:
         a = torch.randn(m, k, device="cuda", dtype=torch.float16)
         b = torch.randn(k, n, device="cuda", dtype=torch.float16)
         variants = {"torch": functools.partial(torch.mm, a, b)}
-        variants["default"], plan = recorded(a, b)
+        variants["default"], plan = recorded_launch(a, b)
         config = plan["config"] or {}
         print(f"  default: {plan['path']}, {plan['row_classes']} classes, {config.get('block_m')}x"
               f"{config.get('block_n')}x{config.get('block_k')} s{config.get('num_stages')}", flush=True)
@@ -38,28 +37,13 @@ def main() -> None:
             for counts in ((8, 4, 2), (4, 2), (2,)):
                 name = f"{tall.label()} in {counts[0]} classes"
                 try:
-                    launch, _ = recorded_config(a, b, tall, counts)
-                    variants[name] = launch
+                    variants[name], plan = recorded_launch(a, b, path="descriptor", config=tall,
+                                                           ROW_CLASS_COUNTS=counts)
+                    assert plan["row_classes"] == counts[0], plan["row_classes"]
                 except Exception as error:  # a tile that does not fit is a result too
                     print(f"  {name} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
         report_in_turns(f"{m}x{n}x{k} float16", variants, args.rounds, reference=matmul_reference(a, b),
                         by_time=True)
-
-
-def recorded_config(a, b, config, counts):
-    """path="descriptor" with `config`, row classes chosen among `counts` (ROW_CLASS_COUNTS patched)."""
-    from unittest import mock
-
-    import tilelab
-    from tilelab.ops import matmul as matmul_op
-
-    matmul_op._REPLAYS.clear()
-    with mock.patch.object(matmul_op, "ROW_CLASS_COUNTS", counts):
-        tilelab.matmul(a, b, path="descriptor", config=config)
-        plan = matmul_op.describe_plan(a, b, path="descriptor", config=config)
-    (replay,) = matmul_op._REPLAYS.values()
-    assert plan["row_classes"] == counts[0], plan["row_classes"]
-    return (lambda: replay(a, b)), plan
 
 
 if __name__ == "__main__":

@@ -64,3 +64,18 @@ def planned(fn, **attributes):
         with mock.patch.multiple(matmul_op, **attributes) if attributes else contextlib.nullcontext():
             return fn()
     return run
+
+
+def recorded_launch(a, b, *, path=None, config=None, **attributes):
+    """tilelab.matmul(a, b, path=path, config=config) called once, with the named attributes of tilelab.ops.matmul
+    replaced (a threshold, a rule), then its recorded launch (the replay: no planning in the timing) and its
+    plan (`describe_plan`)."""
+    import tilelab
+    from tilelab.ops import matmul as matmul_op
+
+    matmul_op._REPLAYS.clear()
+    with mock.patch.multiple(matmul_op, **attributes) if attributes else contextlib.nullcontext():
+        tilelab.matmul(a, b, path=path, config=config)
+        plan = matmul_op.describe_plan(a, b, path=path, config=config)
+    (replay,) = matmul_op._REPLAYS.values()
+    return (lambda: replay(a, b)), plan
