@@ -46,11 +46,14 @@ def build() -> Script:
     s.ask("shape_bucket(127, 255, 65)", tuning.shape_bucket(127, 255, 65))
     s.say("So 1000^3 uses whatever won at 1024^3. (Until the sixth session's re-tune that was a tile 4% slower")
     s.say("at 1000^3 than the best one measured there.)")
-    s.say("Split-K's choice hinges on how many tiles the SMs get, so its buckets are half octaves (fine=True):")
+    s.say("Since the eighteenth session the keys hold half octaves (fine=True: 1, 2, 3, 4, 6, 8, 12, ...).")
     s.ask("shape_bucket(768, 768, 16384) and shape_bucket(1024, 1024, 16384), each with fine=True",
           f"{tuning.shape_bucket(768, 768, 16384, fine=True)} and {tuning.shape_bucket(1024, 1024, 16384, fine=True)}")
-    s.say("One shared power-of-two bucket gave 1024x1024x16384 the 3 slices tuned at 768 rows: 83.7 us, against")
-    s.say("57.7 in one slice (torch 54.1; results/h200-long-k-wave-split-probe.log).\n")
+    s.say("One shared power-of-two bucket gave split-K at 1024x1024x16384 the 3 slices tuned at 768 rows: 83.7 us,")
+    s.say("against 57.7 in one slice (torch 54.1; results/h200-long-k-wave-split-probe.log). The other paths take")
+    s.say("the power of two's winner where nobody tuned the half octave (ops.matmul._fallback_key), until")
+    s.say("tilelab.pretune times it: 768^3 8.5 us on its own winner, 9.3 on 1024^3's")
+    s.say("(results/h200-bucket-probe.log).\n")
 
     kept = tuning.prune(tuning.GPU_CANDIDATES, m=16, n=4096, element_size=2)
     s.say("Before timing, tilelab.tuning.prune drops candidates that cannot fit shared memory or would be")

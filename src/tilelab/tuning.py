@@ -7,6 +7,8 @@ memory and on disk, so a second process pays nothing. Winners measured on the
 H200 ship with the package in `tuned/`, consulted before any timing.
 """
 
+import contextlib
+import contextvars
 import dataclasses
 import functools
 import json
@@ -239,14 +241,31 @@ def turn_order(candidates: Sequence, rounds: int = TUNING_ROUNDS) -> list:
     return [c for turn in range(rounds) for c in in_turn(candidates, turn)]
 
 
+_EXPLORING = contextvars.ContextVar("tilelab_tuning_exploring", default=False)
+
+
+@contextlib.contextmanager
+def exploring():
+    """Inside: `choose` tunes a key it does not know even where its `fallback_key` is known (`pretune`)."""
+    token = _EXPLORING.set(True)
+    try:
+        yield
+    finally:
+        _EXPLORING.reset(token)
+
+
 def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], None], *,
-           config_type: type = Config, measure: bool = True):
+           config_type: type = Config, measure: bool = True, fallback_key: str | None = None):
     """The fastest candidate for this key, measured at most once per key.
 
     With `measure=False` an unknown key gets the first candidate and nothing is timed: paths whose
     default is already a measured choice tune only when asked to (`pretune`, `kernel-bench --tune`).
+    `fallback_key`: a coarser key whose winner an unknown `key` takes instead of being timed, except
+    inside `exploring()`, where `key` gets its own.
     """
     known = cache().get(key, config_type)
+    if known is None and fallback_key is not None and not _EXPLORING.get():
+        known = cache().get(fallback_key, config_type)
     if known is not None:
         return known
     if not measure or env.interpreting():

@@ -253,6 +253,19 @@ def test_tall_long_k_split_k_reads_through_tma_and_replays(m, n, k, dtype, rng, 
     assert all(int(c.abs().sum()) == 0 for c in matmul_hopper._SPLIT_K_COUNTERS.values()), "counters left set"
 
 
+def test_a_shape_between_powers_of_two_takes_the_coarse_winner_until_pretuned(rng, monkeypatch, tmp_path):
+    """768^3: its half-octave key is unknown, so a call takes the 1024^3 bucket's winner untimed; pretune tunes
+    768^3's own key, which later calls then take (`_fallback_key`, `tuning.exploring`)."""
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "tuning.json"))  # the shipped table too
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})
+    a, b = randn((768, 768), torch.float16, "cuda", rng), randn((768, 768), torch.float16, "cuda", rng)
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label="untuned: the coarse winner")
+    assert not tuning.cache()._entries, "a call between powers of two timed candidates"
+    tilelab.pretune([(768, 768, 768)], (torch.float16,), paths=(None,))
+    assert any(key.endswith("|768x768x768") for key in tuning.cache()._entries), tuning.cache()._entries
+    assert_matches_reference(tilelab.matmul(a, b), a, b, label="pretuned at its own bucket")
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_long_k_with_b_off_sectors_tunes_apart_and_every_tall_split_is_right(dtype, rng, monkeypatch):
     """1000x1000x4000: B's rows 16 bytes into a sector every other row; split-K tunes under its own key

@@ -178,6 +178,25 @@ def test_choose_without_measuring_keeps_the_default(monkeypatch, tmp_path):
     assert tuning.choose("k", tuning.GPU_CANDIDATES, calls.append, measure=False) == tuning.FIXED
 
 
+def test_choose_falls_back_to_the_coarser_key_unless_exploring(monkeypatch, tmp_path):
+    """A call between powers of two takes the power-of-two bucket's winner untimed; pretune (`exploring`) times
+    the candidates for the half-octave bucket's own key."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "t.json"))
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    candidates = tuning.GPU_CANDIDATES[:2]
+    monkeypatch.setattr(tuning, "measure_ms", lambda run, samples=16: run() or 1.0 + candidates.index(launched[-1]))
+    launched = []
+    tuning.cache().put("coarse", tuning.FIXED, {})
+    assert tuning.choose("fine", candidates, launched.append, fallback_key="coarse") == tuning.FIXED
+    assert launched == [] and tuning.cache().get("fine") is None
+    with tuning.exploring():
+        assert tuning.choose("fine", candidates, launched.append, fallback_key="coarse") == candidates[0]
+    assert launched and tuning.cache().get("fine") == candidates[0]
+    assert tuning.choose("fine", candidates, launched.append, fallback_key="coarse") == candidates[0]  # its own now
+    assert tuning.choose("new", candidates, launched.append, fallback_key="unknown") == candidates[0]  # timed
+
+
 def test_turn_order_is_forward_then_back():
     assert tuning.turn_order(["A", "B", "C"], 4) == list("ABCCBAABCCBA")
     assert tuning.turn_order(("A", "B"), 1) == ["A", "B"]
@@ -232,13 +251,16 @@ def test_pretune_times_the_persistent_path_also_where_the_default_leads_there(mo
     # matmul() never times persistent candidates by itself, so pretune must, for path=None too.
     _on_fake_hopper(monkeypatch)
     launched = []
-    monkeypatch.setattr(matmul_op, "_launch_persistent",
-                        lambda plan, prob, c3, *, measure=False: launched.append((plan.path, measure)))
+    monkeypatch.setattr(matmul_op, "_launch_persistent", lambda plan, prob, c3, *, measure=False: launched.append(
+        (plan.path, measure, tuning._EXPLORING.get())))
     monkeypatch.setattr(matmul_op, "matmul", lambda *a, **kw: pytest.fail("the untimed default launched"))
     monkeypatch.setattr(matmul_op, "describe_plan", lambda a, b, **kw: {"path": "persistent", "config": None})
     monkeypatch.setattr(matmul_op, "_check", lambda *args: None)  # CPU tensors on a pretend Hopper
+    matmul_op._REPLAYS[("recorded", "before")] = None
     records = matmul_op.pretune([(4096, 4096, 1024)], (torch.float16,), paths=paths, device="cpu")
-    assert launched == [("persistent", True)]
+    # Timed in its own bucket (exploring), and no launch recorded before pretune can replay an older choice.
+    assert launched == [("persistent", True, True)] and not tuning._EXPLORING.get()
+    assert ("recorded", "before") not in matmul_op._REPLAYS
     assert [r["path"] for r in records] == ["persistent"]
 
 
@@ -531,19 +553,24 @@ def test_split_k_through_tma_tunes_b_off_sectors_apart(m, n, b_offset, path, exp
     plan = matmul_op.plan_matmul(a3, b3, path, "tf32", None)
     key = matmul_op._tuning_key(plan, a3, b3, torch.empty(1, 0, 0, dtype=torch.float16), m, n, 4000)
     assert key.endswith("|b-off-sectors") is expected
-    assert key.split("|")[-1 - expected] == tuning.shape_bucket(m, n, 4000, fine=path == "splitk")  # either way
+    assert key.split("|")[-1 - expected] == tuning.shape_bucket(m, n, 4000, fine=True)  # either way
 
 
-@pytest.mark.parametrize("path,expected", [("splitk", ("768x768x16384", "1024x1024x16384")),
-                                           ("descriptor", ("1024x1024x16384", "1024x1024x16384"))])
-def test_split_k_buckets_are_half_octaves(path, expected):
-    """768 and 1024 rows make 36 and 64 tiles of 128x128: split-K tunes them apart, other paths share a bucket."""
-    keys = []
+@pytest.mark.parametrize("path,fallbacks", [("splitk", (None, None)), ("descriptor", ("1024x1024x16384", None)),
+                                            ("persistent", ("1024x1024x16384", None))])
+def test_buckets_are_half_octaves_with_a_power_of_two_fallback_except_for_split_k(path, fallbacks):
+    """768 and 1024 rows make 36 and 64 tiles of 128x128: each has its own key; between powers of two a path
+    falls back to the power of two's winner, except split-K, which tunes its own (`_fallback_key`)."""
+    keys, found = [], []
     for size in (768, 1024):
         a3, b3 = torch.empty(1, size, 16384, dtype=torch.float16), torch.empty(1, 16384, size, dtype=torch.float16)
         plan = matmul_op.plan_matmul(a3, b3, path, "tf32", None)
-        keys.append(matmul_op._tuning_key(plan, a3, b3, torch.empty(1, 0, 0, dtype=torch.float16), size, size, 16384))
-    assert tuple(key.split("|")[6] for key in keys) == expected
+        args = (plan, a3, b3, torch.empty(1, 0, 0, dtype=torch.float16), size, size, 16384)
+        keys.append(matmul_op._tuning_key(*args).split("|")[6])
+        fallback = matmul_op._fallback_key(*args)
+        found.append(fallback and fallback.split("|")[6])
+    assert tuple(keys) == ("768x768x16384", "1024x1024x16384")
+    assert tuple(found) == fallbacks
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

@@ -514,22 +514,35 @@ def _candidates(element_size: int, m: int, n: int, out_element_size: int = 0) ->
     return tuning.prune(base, m, n, element_size, out_element_size)
 
 
-def _tuning_key(plan: MatmulPlan, a3, b3, c3, m, n, k) -> str:
+def _tuning_key(plan: MatmulPlan, a3, b3, c3, m, n, k, *, coarse: bool = False) -> str:
+    """The tuning-cache key of this plan's problem: its shape in half-octave buckets (`tuning.shape_bucket`
+    with fine=True); `coarse`: in powers of two, the key `_fallback_key` offers."""
     layout = ("a" if plan.a_layout.row_major else "at") + ("b" if plan.b_layout.row_major else "bt")
     # A batch has tiles to spare where one GEMM of its size has not: its own entry ("...|batch8"), not the
     # single GEMM's, whose tiles may be chosen small to fill the SMs.
     batch = () if c3.shape[0] == 1 else (f"batch{tuning.pow2_at_least(c3.shape[0], 1)}", )
     # Rows read in classes favour other tiles (taller ones: B is the operand still read off sectors).
-    # Split-K's buckets are half octaves: how many slices pay depends on how many tiles the SMs get, and
-    # 768x768x16384 (36 tiles of 128x128) took 3 slices where 1024x1024x16384 (64) runs 1.45x faster in one
-    # (call GGGGGG, results/h200-long-k-wave-split-probe.log: 83.7 against 57.7 us, torch 54.1).
     classes = () if plan.row_classes == 1 else (f"rowclasses{plan.row_classes}", )
     return "|".join((
         env.gpu_name(a3.device.index or 0) if a3.device.type == "cuda" else "cpu",
         plan.path, str(a3.dtype).removeprefix("torch."), str(c3.dtype).removeprefix("torch."),
-        plan.input_precision, layout, tuning.shape_bucket(m, n, k, fine=plan.path == "splitk"), *batch, *classes,
+        plan.input_precision, layout, tuning.shape_bucket(m, n, k, fine=not coarse), *batch, *classes,
         *(("b-off-sectors", ) if _split_k_tiles_by_b_sectors(plan, m, b3) else ()),
     ))
+
+
+def _fallback_key(plan: MatmulPlan, a3, b3, c3, m, n, k) -> str | None:
+    """The power-of-two bucket's key, whose winner a problem takes where nothing was tuned in its half-octave
+    bucket (`tuning.choose`): every winner shipped before the eighteenth session is keyed so. `pretune` tunes
+    the half octave instead (`tuning.exploring`). Shapes between powers of two have winners of their own
+    (call KKKKKK, results/h200-bucket-probe.log, fp16): 768^3 8.5 us against 9.3 on the 1024^3 bucket's, 1536^3
+    19.9 against 21.6. Split-K has none: it tunes where its key is unknown, since how many slices pay depends on
+    how many tiles the SMs get, and 1024x1024x16384 ran 1.45x slower on the 3 slices tuned at 768x768x16384
+    (call GGGGGG, results/h200-long-k-wave-split-probe.log: 83.7 against 57.7 us, torch 54.1)."""
+    if plan.path == "splitk":
+        return None
+    coarse = _tuning_key(plan, a3, b3, c3, m, n, k, coarse=True)
+    return coarse if coarse != _tuning_key(plan, a3, b3, c3, m, n, k) else None
 
 
 def _split_k_tiles_by_b_sectors(plan: MatmulPlan, m: int, b3: torch.Tensor) -> bool:
@@ -934,6 +947,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
             _tuning_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),
             _candidates(p.a3.element_size(), p.m, p.n, c3.element_size() if plan.path == "descriptor" else 0),
             lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
+            fallback_key=_fallback_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),
         )
         compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
         tail_args = args[3:]
@@ -1017,6 +1031,7 @@ def persistent_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measur
                                                     plan.b_layout, plan.input_precision, cfg, sms,
                                                     row_classes=plan.row_classes),
         config_type=matmul_hopper.HopperConfig, measure=measure,
+        fallback_key=_fallback_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),
     )
 
 
@@ -1034,11 +1049,13 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
     """Tune every shape in `shapes` for each dtype and path now, so later calls (and later processes, through
     the disk cache) pay nothing. A shape is (M, N, K), or (batch, M, N, K) for a batch with a B per entry;
     b_layout="nk" tunes B stored [.., N, K] (passed transposed, as nn.Linear's weight or attention's K^T).
-    Paths an operand layout cannot take are skipped.
+    Paths an operand layout cannot take are skipped. Each shape is tuned in its own half-octave bucket, where
+    a call would take the power-of-two bucket's winner (`_fallback_key`).
 
     Returns one `describe_plan` record per tuned (shape, dtype, path).
     """
     contracts.require_choice(b_layout, "b_layout", ("kn", "nk"))
+    _REPLAYS.clear()  # a launch recorded before would replay the configuration it was recorded with
     tuned = []
     for shape in shapes:
         *batch, m, n, k = shape
@@ -1054,10 +1071,11 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
                     plan = plan_matmul(prob.a3, prob.b3, path, precision or "tf32", None)
                     # The persistent path's untuned default is a measured choice, so matmul() does not time its
                     # candidates: tune it here, whether it was asked for or is where path=None leads.
-                    if plan.path == "persistent":
-                        _launch_persistent(plan, prob, _allocate_output(plan, prob, a.dtype), measure=True)
-                    else:
-                        matmul(a, b, precision=precision, path=path)
+                    with tuning.exploring():
+                        if plan.path == "persistent":
+                            _launch_persistent(plan, prob, _allocate_output(plan, prob, a.dtype), measure=True)
+                        else:
+                            matmul(a, b, precision=precision, path=path)
                 except contracts.AlignmentError:
                     continue
                 record = describe_plan(a, b, precision=precision, path=path)
@@ -1148,6 +1166,9 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     if plan.path not in ("persistent", "registers", "pingpong") and plan.config is None:
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
         known = tuning.cache().get(_tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), config_type)
+        fallback = _fallback_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k)
+        if known is None and fallback is not None:
+            known = tuning.cache().get(fallback, config_type)
         described["config"] = known.as_dict() if known else None
     return described
 
