@@ -9,14 +9,10 @@ and tuned at the shape itself (the shipped table off, `tilelab.pretune` on the d
 persistent kernel too where the default leads there).
 """
 
-import argparse
-import functools
 import os
 
-import torch
-
 import tilelab
-from scripts.turns import report_in_turns
+from scripts.turns import operands_with_torch, report_in_turns, rounds_argument
 from tilelab import tuning
 from tilelab.ops import matmul as matmul_op
 from tilelab.reference import matmul_reference
@@ -41,20 +37,16 @@ def recorded(a, b, tune: bool):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=10)
-    args = parser.parse_args()
+    rounds = rounds_argument()
     for m, n, k in SHAPES:
-        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
-        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-        variants = {"torch": functools.partial(torch.mm, a, b)}
+        a, b, variants = operands_with_torch(m, n, k)
         os.environ["TILELAB_SHIPPED_TUNING"] = "1"
         tuning._cache = None
         variants["bucket's winner"] = recorded(a, b, tune=False)
         os.environ["TILELAB_SHIPPED_TUNING"] = "0"
         tuning._cache = None
         variants["tuned here"] = recorded(a, b, tune=True)
-        report_in_turns(f"{m}x{n}x{k} float16", variants, args.rounds, reference=matmul_reference(a, b))
+        report_in_turns(f"{m}x{n}x{k} float16", variants, rounds, reference=matmul_reference(a, b))
 
 
 if __name__ == "__main__":

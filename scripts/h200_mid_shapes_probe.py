@@ -9,12 +9,9 @@ default: the pingpong kernel (128x128 tiles, two warp groups taking turns), the 
 descriptor kernel and split-K at tiles that make other tile counts.
 """
 
-import argparse
-import functools
 
-import torch
 
-from scripts.turns import recorded_launch, report_in_turns
+from scripts.turns import operands_with_torch, recorded_launch, report_in_turns, rounds_argument
 from tilelab.ops.matmul_hopper import HopperConfig
 from tilelab.reference import matmul_reference
 from tilelab.tuning import Config
@@ -37,13 +34,9 @@ VARIANTS = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=10)
-    args = parser.parse_args()
+    rounds = rounds_argument()
     for m, n, k in SHAPES:
-        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
-        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-        variants = {"torch": functools.partial(torch.mm, a, b)}
+        a, b, variants = operands_with_torch(m, n, k)
         variants["default"], plan = recorded_launch(a, b)
         print(f"  default: {plan['path']} {plan['config']}", flush=True)
         for name, (path, config) in VARIANTS.items():
@@ -51,7 +44,7 @@ def main() -> None:
                 variants[name], _ = recorded_launch(a, b, path=path, config=config)
             except Exception as error:  # a tile that does not fit is a result too
                 print(f"  {name} failed: {type(error).__name__}: {str(error)[:150]}", flush=True)
-        report_in_turns(f"{m}x{n}x{k} float16", variants, args.rounds, reference=matmul_reference(a, b),
+        report_in_turns(f"{m}x{n}x{k} float16", variants, rounds, reference=matmul_reference(a, b),
                         by_time=True)
 
 

@@ -8,12 +8,9 @@ or 2 (1500: 6 tiles) it wastes 2%, and A's rows then start on 64-byte or 32-byte
 Variants, each its recorded launch (tilelab.matmul's replay), on the descriptor kernel, in turns with torch.
 """
 
-import argparse
-import functools
 
-import torch
 
-from scripts.turns import recorded_launch, report_in_turns
+from scripts.turns import operands_with_torch, recorded_launch, report_in_turns, rounds_argument
 from tilelab.reference import matmul_reference
 from tilelab.tuning import Config
 
@@ -22,13 +19,9 @@ TALL = [Config(256, 128, 64, 8, num_warps=8, num_stages=3), Config(256, 128, 64,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=10)
-    args = parser.parse_args()
+    rounds = rounds_argument()
     for m, n, k in SHAPES:
-        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
-        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
-        variants = {"torch": functools.partial(torch.mm, a, b)}
+        a, b, variants = operands_with_torch(m, n, k)
         variants["default"], plan = recorded_launch(a, b)
         config = plan["config"] or {}
         print(f"  default: {plan['path']}, {plan['row_classes']} classes, {config.get('block_m')}x"
@@ -42,7 +35,7 @@ def main() -> None:
                     assert plan["row_classes"] == counts[0], plan["row_classes"]
                 except Exception as error:  # a tile that does not fit is a result too
                     print(f"  {name} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
-        report_in_turns(f"{m}x{n}x{k} float16", variants, args.rounds, reference=matmul_reference(a, b),
+        report_in_turns(f"{m}x{n}x{k} float16", variants, rounds, reference=matmul_reference(a, b),
                         by_time=True)
 
 

@@ -79,3 +79,25 @@ def recorded_launch(a, b, *, path=None, config=None, **attributes):
         plan = matmul_op.describe_plan(a, b, path=path, config=config)
     (replay,) = matmul_op._REPLAYS.values()
     return (lambda: replay(a, b)), plan
+
+
+def rounds_argument(default: int = 10) -> int:
+    """The probes' one option, --rounds: how many turns each variant gets."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=default)
+    return parser.parse_args().rounds
+
+
+def operands_with_torch(m: int, n: int, k: int, dtype=None):
+    """Random A [M, K] and B [K, N] on the GPU (fp16 unless `dtype`), and the variants dict every probe starts
+    from: torch.mm on them."""
+    import functools
+
+    import torch
+
+    dtype = dtype or torch.float16
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    b = torch.randn(k, n, device="cuda", dtype=dtype)
+    return a, b, {"torch": functools.partial(torch.mm, a, b)}
