@@ -148,7 +148,8 @@ def half_octave_at_least(x: int) -> int:
 
 def shape_bucket(m: int, n: int, k: int, fine: bool = False) -> str:
     """Problems whose dims round to the same powers of two share a tuned choice; `fine`: to the same half
-    octaves (`half_octave_at_least`), for choices that hinge on how many tiles fill the SMs."""
+    octaves (`half_octave_at_least`), as the matmul's tuning keys do since 768 and 1024 rows, which make 36
+    and 64 tiles of 128x128, measured different winners (`tilelab.ops.matmul._fallback_key`)."""
     round_up = half_octave_at_least if fine else functools.partial(pow2_at_least, floor=1)
     return "x".join(str(round_up(d)) for d in (m, n, k))
 
