@@ -255,6 +255,14 @@ def exploring():
         _EXPLORING.reset(token)
 
 
+def known(key: str, config_type: type = Config, fallback_key: str | None = None):
+    """The remembered winner for `key`; else, outside `exploring()`, `fallback_key`'s; None if neither."""
+    found = cache().get(key, config_type)
+    if found is None and fallback_key is not None and not _EXPLORING.get():
+        found = cache().get(fallback_key, config_type)
+    return found
+
+
 def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], None], *,
            config_type: type = Config, measure: bool = True, fallback_key: str | None = None):
     """The fastest candidate for this key, measured at most once per key.
@@ -264,11 +272,9 @@ def choose(key: str, candidates: Sequence[Config], launch: Callable[[Config], No
     `fallback_key`: a coarser key whose winner an unknown `key` takes instead of being timed, except
     inside `exploring()`, where `key` gets its own.
     """
-    known = cache().get(key, config_type)
-    if known is None and fallback_key is not None and not _EXPLORING.get():
-        known = cache().get(fallback_key, config_type)
-    if known is not None:
-        return known
+    found = known(key, config_type, fallback_key)
+    if found is not None:
+        return found
     if not measure or env.interpreting():
         return candidates[0]
     if torch.cuda.is_current_stream_capturing():

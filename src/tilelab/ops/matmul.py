@@ -539,10 +539,9 @@ def _fallback_key(plan: MatmulPlan, a3, b3, c3, m, n, k) -> str | None:
     19.9 against 21.6. Split-K has none: it tunes where its key is unknown, since how many slices pay depends on
     how many tiles the SMs get, and 1024x1024x16384 ran 1.45x slower on the 3 slices tuned at 768x768x16384
     (call GGGGGG, results/h200-long-k-wave-split-probe.log: 83.7 against 57.7 us, torch 54.1)."""
-    if plan.path == "splitk":
+    if plan.path == "splitk" or tuning.shape_bucket(m, n, k) == tuning.shape_bucket(m, n, k, fine=True):
         return None
-    coarse = _tuning_key(plan, a3, b3, c3, m, n, k, coarse=True)
-    return coarse if coarse != _tuning_key(plan, a3, b3, c3, m, n, k) else None
+    return _tuning_key(plan, a3, b3, c3, m, n, k, coarse=True)
 
 
 def _split_k_tiles_by_b_sectors(plan: MatmulPlan, m: int, b3: torch.Tensor) -> bool:
@@ -1165,10 +1164,8 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
         described["host_descriptors"] = bool(split_k_layouts(plan, p.m))
     if plan.path not in ("persistent", "registers", "pingpong") and plan.config is None:
         config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
-        known = tuning.cache().get(_tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), config_type)
-        fallback = _fallback_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k)
-        if known is None and fallback is not None:
-            known = tuning.cache().get(fallback, config_type)
+        known = tuning.known(_tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), config_type,
+                             _fallback_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k))
         described["config"] = known.as_dict() if known else None
     return described
 
