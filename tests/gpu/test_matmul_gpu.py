@@ -87,7 +87,7 @@ def _tunable():
         size = torch.finfo(dtype).bits // 8
         for path, out_size in (("pointer", 0), ("descriptor", size)):
             for m in (16, 4096):
-                for cfg in matmul_op._candidates(size, m, 4096, out_size):
+                for cfg in matmul_op._candidates(size, m, 4096, out_size, wide=path == "descriptor"):
                     cases[(path, dtype, cfg)] = f"{path}-{str(dtype)[6:]}-{cfg.label()}"
     return cases
 
@@ -346,3 +346,35 @@ def test_tf32_replay_copies_the_new_b(b_shape, rng, monkeypatch):
     assert_matches_reference(first, a1, b1, precision="tf32x3", label="first call")
     assert_matches_reference(second, a2, b2, precision="tf32x3", label="replayed call")
 
+
+
+@pytest.mark.parametrize("config", tuning.WIDE_CANDIDATES, ids=lambda c: c.label())
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("batch,b_k_major", [((), False), ((), True), ((3,), False)])
+def test_wide_tiles_replay_and_capture(config, dtype, batch, b_k_major, rng, monkeypatch):
+    """A wide tile's launch describes B and C twice (`_kernel_args`); its replay passes their new addresses
+    twice (`_addresses_twice`), and a CUDA graph captures it."""
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+
+    def operands():  # 1000 columns: the last tile's 1/3 block lies wholly past N
+        b = randn((*batch, 1000, 520), dtype, "cuda", rng).transpose(-1, -2) if b_k_major else \
+            randn((*batch, 520, 1000), dtype, "cuda", rng)
+        return randn((*batch, 300, 520), dtype, "cuda", rng), b
+
+    a1, b1 = operands()
+    first = tilelab.matmul(a1, b1, config=config)
+    (replay,) = matmul_op._REPLAYS.values()
+    assert replay.host_descriptors
+    a2, b2 = operands()
+    torch.full((1 << 22,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
+    second = tilelab.matmul(a2, b2, config=config)
+    assert_matches_reference(first, a1, b1, label="first call")
+    assert_matches_reference(second, a2, b2, label="replayed call")
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = tilelab.matmul(a1, b1, config=config)
+    a1.copy_(a2)
+    b1.copy_(b2)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert_matches_reference(captured, a2, b2, label="graph replay")

@@ -336,3 +336,67 @@ def test_transposed_copy_is_exact(shape, device, rng):
     assert y.is_contiguous() and torch.equal(y, x.transpose(1, 2))
     strided = randn((shape[0], shape[2], 2 * shape[1]), torch.float32, device, rng)[:, :, ::2].transpose(1, 2)
     assert torch.equal(matmul_op.transposed_copy(strided), strided.transpose(1, 2))
+
+
+WIDE = [tilelab.Config(32, 48, 16, group_m=2, num_stages=1), tilelab.Config(16, 96, 32, group_m=8, num_stages=1)]
+
+
+@pytest.mark.parametrize("config", WIDE, ids=lambda c: c.label())
+@pytest.mark.parametrize("m,n,k", [(1, 8, 8), (7, 48, 16), (65, 200, 72), (130, 96, 24), (33, 264, 40)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_wide_tiles_on_ragged_shapes(config, m, n, k, dtype, device, rng, poisoned_outputs):
+    """Tiles 1.5 powers of two wide (`matmul_wide_kernel`): two accumulators, of 2/3 and 1/3 of the width, whose
+    columns past N are dropped by the descriptors; the row padding stays untouched (NaN)."""
+    a = randn((m, k), dtype, device, rng)
+    b = randn((k, n), dtype, device, rng)
+    out = tilelab.matmul(a, b, config=config)
+    assert matmul_op.describe_plan(a, b, config=config)["path"] == "descriptor"
+    assert_matches_reference(out, a, b, label=f"{config.label()} {m}x{n}x{k} {dtype}")
+    storage = poisoned_outputs[-1]._base
+    if storage is not None:
+        assert storage[..., n:].isnan().all(), "a wide tile wrote into the row padding"
+
+
+@pytest.mark.parametrize("layout", ["a-transposed", "b-k-major", "batch", "shared-b", "shared-a"])
+def test_wide_tiles_on_every_operand_layout(layout, device, rng):
+    config = WIDE[0]
+    shapes = {"batch": ((3, 40, 32), (3, 32, 104)), "shared-b": ((2, 40, 32), (32, 104)),
+              "shared-a": ((40, 32), (3, 32, 104))}
+    a_shape, b_shape = shapes.get(layout, ((40, 32), (32, 104)))
+    a = randn(a_shape, torch.float16, device, rng)
+    b = randn(b_shape, torch.float16, device, rng)
+    if layout == "a-transposed":
+        a = a.t().contiguous().t()
+    elif layout == "b-k-major":
+        b = b.t().contiguous().t()
+    assert_matches_reference(tilelab.matmul(a, b, config=config, path="descriptor"), a, b, label=layout)
+
+
+def test_wide_tiles_are_descriptor_candidates_only_where_a_s_rows_are_read_as_stored(device):
+    from tilelab import tuning
+
+    wide = [c for c in matmul_op._candidates(2, 4096, 4096, 2, wide=True) if tuning.is_wide(c)]
+    assert wide and set(wide) <= set(tuning.WIDE_CANDIDATES)
+    assert not any(tuning.is_wide(c) for c in matmul_op._candidates(2, 4096, 4096, 2))
+    # A float32 C tile of 128x192 does not fit in shared memory beside the pipeline: pruned.
+    assert not any(tuning.is_wide(c) for c in matmul_op._candidates(4, 4096, 4096, 4, wide=True))
+
+
+@pytest.mark.parametrize("config,path,match", [
+    (tilelab.Config(100, 64, 32), None, "config.block_m must be a power of two"),
+    (tilelab.Config(64, 64, 8), "descriptor", "config.block_k must be a power of two, at least 16"),
+    (tilelab.Config(64, 192, 64), "pointer", r"config.block_n .* on the descriptor path, 3 times one"),
+    (tilelab.Config(64, 24, 64), None, "config.block_n must be a power of two"),
+])
+def test_tiles_that_no_kernel_can_take_are_refused(config, path, match, device, rng):
+    a = randn((64, 64), torch.float16, device, rng)
+    with pytest.raises(tilelab.ContractError, match=match):
+        tilelab.matmul(a, a, config=config, path=path)
+
+
+@pytest.mark.parametrize("path", [None, "descriptor"])
+def test_wide_tiles_need_operands_tma_can_read(path, device, rng):
+    a = randn((40, 33), torch.float16, device, rng)  # 66-byte rows: not 16-byte aligned
+    b = randn((33, 96), torch.float16, device, rng)
+    with pytest.raises(tilelab.AlignmentError, match="wide tile .* descriptor path"):
+        tilelab.matmul(a, b, config=WIDE[0], path=path)

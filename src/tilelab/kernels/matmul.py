@@ -214,11 +214,16 @@ def load_operand_tiles(a_desc, b_desc, matrix, row_class, off_m, off_n, off_k, A
         a = load_block(a_desc, matrix, off_m, off_k)
     else:
         a = load_block(a_desc, matrix, off_k, off_m).T
+    return a, load_b_block(b_desc, matrix, off_n, off_k, B_K_MAJOR)
+
+
+@triton.jit
+def load_b_block(b_desc, matrix, off_n, off_k, B_K_MAJOR: tl.constexpr):
+    """B's [BLOCK_K, cols] block at (off_k, off_n), B stored [K, N] or [N, K] (B_K_MAJOR, re-viewed `.T`)."""
     if B_K_MAJOR:
-        b = load_block(b_desc, matrix, off_n, off_k).T
+        return load_block(b_desc, matrix, off_n, off_k).T
     else:
-        b = load_block(b_desc, matrix, off_k, off_n)
-    return a, b
+        return load_block(b_desc, matrix, off_k, off_n)
 
 
 @triton.jit
@@ -283,3 +288,40 @@ def matmul_descriptor_kernel(
                                   A_K_MAJOR, B_K_MAJOR, ROW_CLASSES)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
     store_c_block(c_desc, matrix, row_class, off_m, off_n, acc.to(c_desc.dtype), ROW_CLASSES)
+
+
+@triton.jit
+def matmul_wide_kernel(
+    a_desc, b_desc, c_desc, b_extra_desc, c_extra_desc,
+    M, N, K,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr,
+    A_K_MAJOR: tl.constexpr,
+    B_K_MAJOR: tl.constexpr,
+):
+    """`matmul_descriptor_kernel` with tiles 1.5 powers of two wide: BLOCK_N = 3 * 2**j (192, 96, 48).
+
+    A Triton block has a power of two elements on each side, so a 128x192 tile is two: a 128x128 and a
+    128x64 accumulator whose dots share A's block. Such tiles fill the SMs where powers of two fit them
+    badly: 1536^3 makes 96 tiles of 128x192 for 132 SMs, against 72 of 128x256 or 144 (two waves) of
+    128x128 (results/h200-three-halves-probe.log).
+
+    The launcher builds the descriptors on the host (3-D for a batch, `load_block`): b_desc and c_desc
+    with blocks BLOCK_N * 2 / 3 wide, b_extra_desc and c_extra_desc BLOCK_N / 3 wide, of the same B and C.
+    A is stored [M, K] (A_K_MAJOR) or [K, M]; B is stored [K, N] or [N, K] (B_K_MAJOR).
+    """
+    main: tl.constexpr = BLOCK_N * 2 // 3
+    matrix = tl.program_id(1)
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    off_m = pid_m * BLOCK_M
+    off_n = pid_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, main), dtype=tl.float32)
+    acc_extra = tl.zeros((BLOCK_M, BLOCK_N - main), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a, b = load_operand_tiles(a_desc, b_desc, matrix, 0, off_m, off_n, k * BLOCK_K, A_K_MAJOR, B_K_MAJOR, 1)
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+        b_extra = load_b_block(b_extra_desc, matrix, off_n + main, k * BLOCK_K, B_K_MAJOR)
+        acc_extra = tl.dot(a, b_extra, acc_extra, input_precision=INPUT_PRECISION)
+    store_block(c_desc, matrix, off_m, off_n, acc.to(c_desc.dtype))
+    store_block(c_extra_desc, matrix, off_m, off_n + main, acc_extra.to(c_extra_desc.dtype))

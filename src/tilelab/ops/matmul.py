@@ -19,7 +19,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from tilelab import contracts, env, tuning
 from tilelab.alignment import SECTOR_BYTES, TMA_ALIGN, output_row_stride, padded_row_stride
-from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
+from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel, matmul_wide_kernel
 from tilelab.tuning import Config, ceil_div, tile_count
 
 PATHS = ("pointer", "descriptor", "persistent", "splitk", "registers", "pingpong")
@@ -357,7 +357,10 @@ def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLa
 
 def _reads_by_class(path: str, config: str | Config | None) -> bool:
     """Whether a path (and the caller's configuration, if any) can read A's rows by class (`row_classes`):
-    the descriptor kernel, and the persistent kernel on host-built descriptors (not warp-specialized)."""
+    the descriptor kernel (not with wide tiles, `tuning.is_wide`), and the persistent kernel on host-built
+    descriptors (not warp-specialized)."""
+    if isinstance(config, Config) and tuning.is_wide(config):
+        return False
     return path == "descriptor" or (path == "persistent" and not getattr(config, "warp_specialize", False))
 
 
@@ -386,6 +389,9 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
                                           "DEFAULT_CONFIG); leave config=None")
     elif path is None and config is None and _split_k_pays_off(a3.device, batch, m, n, k):
         path = "splitk"
+    elif path is None and isinstance(config, Config) and tuning.is_wide(config):
+        _require_wide_tiles_fit(a_layout, b_layout)
+        path = "descriptor"
     elif path is None:
         path = "pointer"
         if tma_ok and (_descriptor_pays_off(a3.device, batch, m, n, k) or _rows_defeat_vector_loads(a3, b3)):
@@ -396,6 +402,8 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
                     path = "pingpong"
                 elif persistent:
                     path = "persistent"
+    elif path == "descriptor" and isinstance(config, Config) and tuning.is_wide(config):
+        _require_wide_tiles_fit(a_layout, b_layout)
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
         raise contracts.AlignmentError(
@@ -422,6 +430,15 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
     return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size(), align, classes)
 
 
+def _require_wide_tiles_fit(a_layout: OperandLayout, b_layout: OperandLayout) -> None:
+    """A wide tile (`tuning.is_wide`) runs on the descriptor path only, whose operands TMA must be able to read."""
+    if not (a_layout.tma_ok and b_layout.tma_ok):
+        raise contracts.AlignmentError(
+            "a config with a wide tile (block_n 48, 96, 192, ...) runs on the descriptor path, which needs a and b "
+            "to have a unit stride in one of their last two dimensions and 16-byte aligned data, row and batch "
+            "strides; pass contiguous copies or a config whose block_n is a power of two")
+
+
 # -- launching -----------------------------------------------------------------------------------
 
 
@@ -435,7 +452,10 @@ def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int
     """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
     grid_tiles = class_tile_count(m, n, config, plan.row_classes)
     batch = c3.shape[0]
-    kernel = matmul_pointer_kernel if plan.path == "pointer" else matmul_descriptor_kernel
+    if plan.path == "pointer":
+        kernel = matmul_pointer_kernel
+    else:
+        kernel = matmul_wide_kernel if tuning.is_wide(config) else matmul_descriptor_kernel
     # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)
@@ -465,6 +485,11 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
     a_l, b_l = plan.a_layout, plan.b_layout
     # Descriptors built here, 3-D for a batch: no program builds its own (the strides are then unused).
     bm, bn, bk = config.block_m, config.block_n, config.block_k
+    if tuning.is_wide(config):  # B and C described twice: blocks 2/3 and 1/3 of the tile wide
+        main, extra = bn * 2 // 3, bn // 3
+        a_desc, b_desc, c_desc = host_descriptors(a3, b3, c3, a_l, b_l, bm, main, bk, main)
+        _, b_extra, c_extra = host_descriptors(a3, b3, c3, a_l, b_l, bm, extra, bk, extra)
+        return (a_desc, b_desc, c_desc, b_extra, c_extra, m, n, k, *tiles, a_l.row_major, not b_l.row_major)
     operands = host_descriptors(a3, b3, c3, a_l, b_l, bm, bn, bk, bn, plan.row_classes)
     return (
         *operands, m, n, k,
@@ -504,13 +529,13 @@ def _ensure_descriptor_scratch() -> None:
         triton.set_allocator(_allocate_scratch)
 
 
-def _candidates(element_size: int, m: int, n: int, out_element_size: int = 0) -> list[Config]:
-    """Tunable configs for this problem; `out_element_size` > 0 when the epilogue stages C in shared memory."""
+def _candidates(element_size: int, m: int, n: int, out_element_size: int = 0, wide: bool = False) -> list[Config]:
+    """Tunable configs for this problem; `out_element_size` > 0 when the epilogue stages C in shared memory;
+    `wide`: with the descriptor path's wide tiles (`tuning.WIDE_CANDIDATES`)."""
+    base = [*tuning.GPU_CANDIDATES, *(tuning.WIDE_CANDIDATES if wide else ())]
     if element_size >= 4:
         # Twice the bytes per element: halve the K step to keep the pipeline in shared memory.
-        base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in tuning.GPU_CANDIDATES]
-    else:
-        base = list(tuning.GPU_CANDIDATES)
+        base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]
     return tuning.prune(base, m, n, element_size, out_element_size)
 
 
@@ -588,12 +613,26 @@ def _check(a, b, out_dtype, precision, path, config):
                 f"config must be None, a name or a tilelab.tuning.Config; got {type(config).__name__}"
             )
         contracts.require_choice(config, "config", tuning.NAMED_CONFIGS)
+    if isinstance(config, Config):
+        _check_tile(config, path)
     k_a = a.shape[-1]
     k_b = b.shape[0] if b.dim() == 1 else b.shape[-2]
     if k_a != k_b:
         raise contracts.ShapeError(
             f"inner dimensions differ: a is {tuple(a.shape)} (K={k_a}) but b is {tuple(b.shape)} (K={k_b})"
         )
+
+
+def _check_tile(config: Config, path: str | None) -> None:
+    """A Triton block has a power of two elements on each side, 16 at least (the tensor cores' smallest); the
+    descriptor path also takes tiles 1.5 powers of two wide (`tuning.is_wide`)."""
+    for field in ("block_m", "block_n", "block_k"):
+        size = getattr(config, field)
+        if field == "block_n" and path in (None, "descriptor") and tuning.is_wide(config):
+            continue
+        if not (isinstance(size, int) and tuning.is_power_of_two(size) and size >= 16):
+            wide = " (or, on the descriptor path, 3 times one: 48, 96, 192, ...)" if field == "block_n" else ""
+            raise contracts.ContractError(f"config.{field} must be a power of two, at least 16{wide}; got {size!r}")
 
 
 @dataclasses.dataclass
@@ -807,6 +846,13 @@ def bind_descriptor_launch(compiled, grid: tuple[int, int, int], tail_args: tupl
     return launch
 
 
+def _addresses_twice(launch):
+    """A launch of `matmul_wide_kernel`, which describes B and C twice, called as the others are: (stream, a, b, c)."""
+    def launch_wide(stream, a_address, b_address, c_address):
+        launch(stream, a_address, b_address, c_address, b_address, c_address)
+    return launch_wide
+
+
 @dataclasses.dataclass(frozen=True)
 class _Replay:
     """A launch recorded for one operand signature: replaying it skips checks, planning and Triton's binder."""
@@ -944,7 +990,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     else:
         chosen = plan.config or tuning.choose(
             _tuning_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),
-            _candidates(p.a3.element_size(), p.m, p.n, c3.element_size() if plan.path == "descriptor" else 0),
+            _candidates(p.a3.element_size(), p.m, p.n, c3.element_size() if plan.path == "descriptor" else 0,
+                        wide=plan.path == "descriptor" and plan.row_classes == 1),
             lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
             fallback_key=_fallback_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),
         )
@@ -960,9 +1007,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
         # A descriptor built on the host, Triton's or Gluon's (another class, the same launcher arguments).
-        descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), args[:3]))
+        descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), args[:5]))
         host = bool(descriptors)
-        if host:  # replayed with the same shapes, strides and blocks; only the addresses change
+        if len(descriptors) == 5:  # a wide tile's: B and C described twice (`_kernel_args`)
+            launch = _addresses_twice(bind_descriptor_launch(compiled, grid, args[5:], descriptors))
+        elif host:  # replayed with the same shapes, strides and blocks; only the addresses change
             launch = bind_descriptor_launch(compiled, grid, tail_args, descriptors)
         else:
             launch = bind_launch(compiled, grid, tail_args)
@@ -1228,10 +1277,28 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
         b_block = f"{bn}, {bk}" if b_k_major else f"{bk}, {bn}"
         signature = {"a_ptr": f"tensordesc<{t}[1, {bm}, {bk}]>", "b_ptr": f"tensordesc<{t}[{b_block}]>",
                      "c_ptr": f"tensordesc<{t}[1, {bm}, {bn}]>"}
+    if path == "descriptor" and tuning.is_wide(config):
+        if row_classes > 1:
+            raise contracts.ContractError("a wide tile reads A's rows as stored: row_classes must be 1")
+        kernel, ints = matmul_wide_kernel, {"M": "i32", "N": "i32", "K": "i32"}
+        meta = {name: meta[name] for name in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "INPUT_PRECISION")}
+        meta.update(A_K_MAJOR=True, B_K_MAJOR=b_k_major)
+        signature = _wide_signature(_TRITON_TYPE[dtype], config, b_k_major)
     signature.update({name: ("constexpr" if name in unit else kind) for name, kind in ints.items()})
     signature.update({name: "constexpr" for name in meta})
     constexprs = {**unit, **meta}
     return kernel, signature, constexprs, config
+
+
+def _wide_signature(t: str, config: Config, b_k_major: bool) -> dict:
+    """The host-built descriptors `_kernel_args` gives `matmul_wide_kernel`, as signature types."""
+    bm, bk = config.block_m, config.block_k
+    signature = {"a_desc": f"tensordesc<{t}[{bm}, {bk}]>"}
+    for suffix, width in (("", config.block_n * 2 // 3), ("_extra", config.block_n // 3)):
+        b_block = f"{width}, {bk}" if b_k_major else f"{bk}, {width}"
+        signature[f"b{suffix}_desc"] = f"tensordesc<{t}[{b_block}]>"
+        signature[f"c{suffix}_desc"] = f"tensordesc<{t}[{bm}, {width}]>"
+    return {name: signature[name] for name in ("a_desc", "b_desc", "c_desc", "b_extra_desc", "c_extra_desc")}
 
 
 def inspection_attrs(kernel, signature: dict) -> dict:
