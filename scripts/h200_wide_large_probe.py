@@ -19,9 +19,9 @@ SHAPES = [(3072, 3072, 3072), (1536, 4096, 4096), (4096, 1536, 4096), (3072, 307
 
 def main() -> None:
     rounds = rounds_argument()
-    sms = matmul_hopper.device_sms(0)
     for m, n, k in SHAPES:
         a, b, variants = operands_with_torch(m, n, k)
+        sms = matmul_hopper.device_sms(a.device)
         variants["default"], plan = recorded_launch(a, b)
         print(f"  default: {plan['path']} {plan['config']}", flush=True)
         for bm, bn in ((128, 256), (128, 128), (128, 192)):
