@@ -227,3 +227,33 @@ def test_a_batch_launches_one_list_of_tiles(launches):
     assert grid == (132, 1, 1) == (gluon_launch.persistent_programs(512, 768, config, 132, matrices=8), 1, 1)
     assert args[3:] == (512, 768, 128, 8, config.group_m, config.num_stages, False, True, config.mma_regs, 4)
     assert pingpong.waves_in_tiles(512, 768, config, 132, matrices=8) == 2
+
+
+@pytest.mark.parametrize("m,n,k,expected", [
+    (3072, 3072, 3072, "wide"),  # 576 pingpong tiles: 5 per SM; 384 wide ones: 3 of 1.5 (call RRRRRR: 0.94x/0.89x)
+    (3072, 3072, 4096, "wide"),  # 0.95x against 0.90x
+    (1536, 1536, 8192, "wide"),  # 144 tiles of 128x128, 2 per SM; 96 wide ones, one each
+    (1536, 4096, 4096, "pingpong"),  # the same work per SM: 1.01x against 0.98x
+    (4096, 3072, 4096, "persistent"),  # 0.99x against 0.94x
+    (6144, 6144, 3072, "persistent"),  # 0.98x against 0.94x
+    (4096, 4096, 4096, "persistent"),  # the default shapes keep their kernels
+    (8192, 8192, 1024, "pingpong"),
+    (4096, 11008, 4096, "pingpong"),
+])
+def test_wide_tiles_take_one_gemm_whose_waves_they_fill_better(on_hopper, m, n, k, expected):
+    a3, b3 = torch.empty(1, m, k, dtype=torch.float16), torch.empty(1, k, n, dtype=torch.float16)
+    plan = matmul_op.plan_matmul(a3, b3, None, "tf32", None)
+    if expected == "wide":
+        assert (plan.path, plan.config, plan.row_classes) == ("descriptor", tilelab.tuning.WIDE_CANDIDATES[0], 1)
+    else:
+        assert (plan.path, plan.config) == (expected, None)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (torch.empty(2, 3072, 3072, dtype=torch.float16), torch.empty(2, 3072, 3072, dtype=torch.float16)),
+    lambda: (torch.empty(1, 3072, 3072), torch.empty(1, 3072, 3072)),  # float32: the C tile does not fit
+    lambda: (torch.empty(1, 3072, 3080, dtype=torch.float16)[:, :, :3072], torch.empty(1, 3072, 3072).half()),
+])
+def test_wide_tiles_leave_batches_float32_and_rows_off_sectors_alone(on_hopper, make):
+    a3, b3 = make()
+    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path != "descriptor"

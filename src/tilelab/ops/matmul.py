@@ -355,6 +355,36 @@ def _pingpong_by_default(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLa
             and matmul_pingpong.pays_off(m, n, k, matmul_hopper.device_sms(a3.device), batch))
 
 
+WIDE_TILES_MAX_TIME = 0.9  # `_wide_tiles_fill_better`: at most this share of the default kernel's busiest SM's work
+
+
+def _wide_tiles_fill_better(a3: torch.Tensor, b3: torch.Tensor, a_layout: OperandLayout, b_layout: OperandLayout,
+                            path: str, batch: int, m: int, n: int) -> bool:
+    """Whether one fp16/bf16 GEMM that would take the persistent or pingpong kernel takes the descriptor path's
+    first wide tile instead (`tuning.WIDE_CANDIDATES`), because its tiles fill the SMs' waves that much better:
+    the busiest SM's work (whole tiles, in elements of C) is at most WIDE_TILES_MAX_TIME of the default's
+    (`matmul_pingpong.waves_in_tiles`, on the default kernel's own tile). Both operands' rows on sectors: the
+    wide kernel reads A as stored, never in classes.
+
+    In turns with torch, fp16 (call RRRRRR, results/h200-wide-large-probe.log): at 0.9 of the pingpong
+    kernel's work, 3072^3 84.8 us against 89.3 (torch 79.8) and 3072x3072x4096 109.6 against 116.2 (104.0); at
+    equal work the default led: 1536x4096x4096 71.5 against 73.8 (pingpong), 4096x3072x4096 137.8 against
+    144.8 and 6144x6144x3072 312.1 against 326.8 (persistent, 128x256 tiles).
+    """
+    from tilelab.ops import matmul_hopper, matmul_pingpong
+
+    if batch != 1 or a3.element_size() != 2 or env.interpreting():
+        return False
+    if not (rows_on_sectors(a3, a_layout) and rows_on_sectors(b3, b_layout)):
+        return False
+    sms = matmul_hopper.device_sms(a3.device)
+    default = matmul_pingpong.DEFAULT_CONFIG if path == "pingpong" else matmul_hopper.PERSISTENT_CANDIDATES[0]
+    default_work = matmul_pingpong.waves_in_tiles(m, n, default, sms) * 128 * 128
+    wide = tuning.WIDE_CANDIDATES[0]
+    wide_work = ceil_div(tile_count(m, n, wide), sms) * wide.block_m * wide.block_n
+    return wide_work <= WIDE_TILES_MAX_TIME * default_work
+
+
 def _reads_by_class(path: str, config: str | Config | None) -> bool:
     """Whether a path (and the caller's configuration, if any) can read A's rows by class (`row_classes`):
     the descriptor kernel (not with wide tiles, `tuning.is_wide`), and the persistent kernel on host-built
@@ -402,6 +432,9 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
                     path = "pingpong"
                 elif persistent:
                     path = "persistent"
+                if path != "descriptor" and _wide_tiles_fill_better(a3, b3, a_layout, b_layout, path, batch, m, n):
+                    config = tuning.WIDE_CANDIDATES[0]
+                    path = "descriptor"
     elif path == "descriptor" and isinstance(config, Config) and tuning.is_wide(config):
         _require_wide_tiles_fit(a_layout, b_layout)
     elif path in ("descriptor", "persistent") and not tma_ok:
