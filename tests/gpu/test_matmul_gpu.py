@@ -196,17 +196,18 @@ def test_pretune_persistent_then_reuse(rng, monkeypatch, tmp_path):
 @pytest.mark.parametrize("size", [1000, 3000])
 def test_aligned_inputs_are_read_as_they_are(size, rng):
     """`tilelab.to_aligned` puts 1000- and 3000-wide fp16 rows on lines (they start 16 bytes into a sector as
-    allocated); tilelab reads them without a copy, and 3000^3 then takes a persistent kernel, which rows off
-    sectors are kept from (`_persistent_pays_off`): the ping-pong one, whose 128x128 tiles fill the last wave
-    better (`matmul_pingpong.pays_off`)."""
+    allocated); tilelab reads them without a copy, and 3000^3 then takes what rows off sectors are kept from
+    (`_persistent_pays_off`, `_wide_tiles_fill_better`): wide tiles, which fill the SMs' waves better than the
+    ping-pong kernel's 128x128 ones (3 of 128x192 per SM against 5)."""
     a = tilelab.to_aligned(randn((size, size), torch.float16, "cuda", rng))
     b = tilelab.to_aligned(randn((size, size), torch.float16, "cuda", rng))
     assert a.stride(0) > size and tilelab.rows_aligned(a) and tilelab.rows_aligned(b)
     plan = matmul_op.describe_plan(a, b)
     assert plan["a_row_major"] and plan["b_row_major"]
     if size == 3000:
-        assert plan["path"] == "pingpong"
-        assert matmul_op.describe_plan(a.contiguous(), b.contiguous())["path"] == "descriptor"
+        assert (plan["path"], plan["config"]) == ("descriptor", tuning.WIDE_CANDIDATES[0].as_dict())
+        unaligned = matmul_op.describe_plan(a.contiguous(), b.contiguous())
+        assert unaligned["path"] == "descriptor" and unaligned["row_classes"] > 1
     assert_matches_reference(tilelab.matmul(a, b), a, b, label=f"aligned {size}^3")
 
 
@@ -254,15 +255,16 @@ def test_tall_long_k_split_k_reads_through_tma_and_replays(m, n, k, dtype, rng, 
 
 
 def test_a_shape_between_powers_of_two_takes_the_coarse_winner_until_pretuned(rng, monkeypatch, tmp_path):
-    """768^3: its half-octave key is unknown, so a call takes the 1024^3 bucket's winner untimed; pretune tunes
-    768^3's own key, which later calls then take (`_fallback_key`, `tuning.exploring`)."""
+    """384^3: its half-octave key is not shipped, so a call takes the 512^3 bucket's winner untimed; pretune tunes
+    384^3's own key, which later calls then take (`_fallback_key`, `tuning.exploring`)."""
     monkeypatch.setattr(tuning, "_cache", tuning.TuningCache(tmp_path / "tuning.json"))  # the shipped table too
     monkeypatch.setattr(matmul_op, "_REPLAYS", {})
-    a, b = randn((768, 768), torch.float16, "cuda", rng), randn((768, 768), torch.float16, "cuda", rng)
+    assert not any(key.endswith("|384x384x384") for key in tuning.cache()._shipped), "pick a shape not shipped"
+    a, b = randn((384, 384), torch.float16, "cuda", rng), randn((384, 384), torch.float16, "cuda", rng)
     assert_matches_reference(tilelab.matmul(a, b), a, b, label="untuned: the coarse winner")
     assert not tuning.cache()._entries, "a call between powers of two timed candidates"
-    tilelab.pretune([(768, 768, 768)], (torch.float16,), paths=(None,))
-    assert any(key.endswith("|768x768x768") for key in tuning.cache()._entries), tuning.cache()._entries
+    tilelab.pretune([(384, 384, 384)], (torch.float16,), paths=(None,))
+    assert any(key.endswith("|384x384x384") for key in tuning.cache()._entries), tuning.cache()._entries
     assert_matches_reference(tilelab.matmul(a, b), a, b, label="pretuned at its own bucket")
 
 
