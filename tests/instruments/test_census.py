@@ -54,6 +54,13 @@ def test_persistent_kernel_on_sm90_uses_wgmma_and_tma(tmp_path):
     assert found["config"]["block_m"] == 128 and found["config"]["block_n"] == 256
 
 
+def test_a_wide_descriptor_tile_is_inspected_by_its_label(tmp_path):
+    found = inspect(tmp_path, "--path", "descriptor", "--config", "128x192x64-g8-w4-s4", "--target", "sm_90")
+    assert found["kernel"] == "matmul_wide_kernel" and found["config"]["block_n"] == 192
+    assert found["census"]["ptx"]["wgmma"] > 0 and found["census"]["ptx"]["cp.async.bulk.tensor"] > 0
+    assert found["census"]["resources"]["spill_stores_bytes"] in (0, None)
+
+
 def test_fp8_scaled_matmul_on_sm90_uses_e4m3_wgmma(tmp_path):
     # --dtype float8_e4m3fn is implied by the op
     found = inspect(tmp_path, "--op", "scaled_matmul", "--target", "sm_90")
@@ -174,6 +181,7 @@ def test_split_k_and_promoted_fp8_compile(tmp_path):
     ("--op", "scaled_matmul", "--path", "pointer"),
     ("--op", "matmul", "--accumulate", "fast"),
     ("--path", "persistent", "--config", "nope"),
+    ("--path", "pointer", "--config", "128x192x64-g8-w4-s4"),  # wide tiles are the descriptor kernel's
     ("--path", "pointer", "--b-layout", "nk"),  # pointer kernels are inspected with B [K, N]
     ("--path", "splitk", "--b-layout", "nk"),
     ("--op", "scaled_matmul", "--b-layout", "kn"),  # fp8 wgmma needs B K-major

@@ -62,7 +62,8 @@ def parser() -> argparse.ArgumentParser:
                         "descriptors (A and C 3-D, 4-D with --batch), as tilelab plans fp16/bf16 rows that start "
                         "16 bytes into a sector (tilelab.ops.matmul.row_classes)")
     p.add_argument("--config",
-                   help="pointer/descriptor: a named config (e.g. fixed); Hopper kernels: a candidate's label "
+                   help="pointer/descriptor: a named config (e.g. fixed) or a tuning candidate's label (e.g. "
+                        "128x192x64-g8-w4-s4, a wide tile); Hopper kernels: a candidate's label "
                         "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
                         "128x64x32-w4-s6); default: the first tuning candidate")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")

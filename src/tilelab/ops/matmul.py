@@ -1277,12 +1277,14 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
     contracts.require_choice(row_classes, "row_classes", (1, *ROW_CLASS_COUNTS))
     if dtype not in _TRITON_TYPE:
         raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
-    if isinstance(config, str):
-        contracts.require_choice(config, "config", tuning.NAMED_CONFIGS)
-        config = tuning.NAMED_CONFIGS[config]
     size = torch.finfo(dtype).bits // 8
     # As a launch prunes them: the descriptor kernel also stages its C tile in shared memory.
-    config = config or _candidates(size, 4096, 4096, size if path == "descriptor" else 0)[0]
+    candidates = _candidates(size, 4096, 4096, size if path == "descriptor" else 0, wide=path == "descriptor")
+    if isinstance(config, str):  # a name, or a tuning candidate's label
+        known = {**tuning.NAMED_CONFIGS, **{c.label(): c for c in candidates}}
+        contracts.require_choice(config, "config", known)
+        config = known[config]
+    config = config or candidates[0]
     precision = precision or "tf32"
     ptr = "*" + _TRITON_TYPE[dtype]
     meta = {
