@@ -5,8 +5,10 @@
 1536^3 runs at 0.72-0.74x torch: 128x256 tiles make 72 programs for 132 SMs, 128x128 tiles make 144 (a second
 wave of 12), 64x128 tiles 288 (results/h200-mid-shapes-probe.log). Triton's blocks are powers of two, so there
 is no 128x192 tile; this probe builds one from two: each program keeps a 128x128 and a 128x64 accumulator that
-share A's tile, so 1536^3 makes 96 programs and 3072^3 384 (2.9 waves). The kernel lives here, not in the
-library, until it measures faster. `--check` runs it on small shapes and exits (on a CPU: TRITON_INTERPRET=1).
+share A's tile, so 1536^3 makes 96 programs and 3072^3 384 (2.9 waves). The library's
+`matmul_wide_kernel` grew from `three_halves_kernel` once it measured faster; the probe keeps its own kernels,
+so that its recorded runs can be repeated. `--check` runs them on small shapes and exits (on a CPU:
+TRITON_INTERPRET=1).
 """
 
 import sys
@@ -78,6 +80,14 @@ def tall_three_halves_kernel(a_desc, a_extra_desc, b_desc, c_desc, c_extra_desc,
     c_extra_desc.store([off_m + BLOCK_M, off_n], acc_extra.to(c_extra_desc.dtype))
 
 
+def bound(kernel, c, args, num_warps, num_stages):
+    """A launch of `kernel` (already given its grid) with `args`, returning C."""
+    def launch():
+        kernel(*args, num_warps=num_warps, num_stages=num_stages)
+        return c
+    return launch
+
+
 def three_thirds_launch(a, b, block_m=128, block_n=192, block_k=64, group_m=8, num_warps=4, num_stages=4):
     """A launch of `three_thirds_kernel`: tiles of block_m x block_n, three dots of block_n // 3 columns."""
     m, k = a.shape
@@ -87,12 +97,8 @@ def three_thirds_launch(a, b, block_m=128, block_n=192, block_k=64, group_m=8, n
                    TensorDescriptor.from_tensor(b, [block_k, block_n // 3]),
                    TensorDescriptor.from_tensor(c, [block_m, block_n // 3]))
     grid = (triton.cdiv(m, block_m) * triton.cdiv(n, block_n),)
-
-    def launch():
-        three_thirds_kernel[grid](*descriptors, m, n, k, block_m, block_n, block_k, group_m,
-                                  num_warps=num_warps, num_stages=num_stages)
-        return c
-    return launch
+    return bound(three_thirds_kernel[grid], c, (*descriptors, m, n, k, block_m, block_n, block_k, group_m),
+                 num_warps, num_stages)
 
 
 def tall_launch(a, b, block_m=128, block_n=128, block_k=64, group_m=8, num_warps=4, num_stages=4):
@@ -107,12 +113,8 @@ def tall_launch(a, b, block_m=128, block_n=128, block_k=64, group_m=8, num_warps
                    TensorDescriptor.from_tensor(c, [block_m, block_n]),
                    TensorDescriptor.from_tensor(c, [extra, block_n]))
     grid = (triton.cdiv(m, block_m + extra) * triton.cdiv(n, block_n),)
-
-    def launch():
-        tall_three_halves_kernel[grid](*descriptors, m, n, k, block_m, extra, block_n, block_k, group_m,
-                                       num_warps=num_warps, num_stages=num_stages)
-        return c
-    return launch
+    return bound(tall_three_halves_kernel[grid], c,
+                 (*descriptors, m, n, k, block_m, extra, block_n, block_k, group_m), num_warps, num_stages)
 
 
 def three_halves_launch(a, b, block_m=128, block_n=128, block_k=64, group_m=8, num_warps=8, num_stages=4):
@@ -127,12 +129,8 @@ def three_halves_launch(a, b, block_m=128, block_n=128, block_k=64, group_m=8, n
                    TensorDescriptor.from_tensor(c, [block_m, block_n]),
                    TensorDescriptor.from_tensor(c, [block_m, extra]))
     grid = (triton.cdiv(m, block_m) * triton.cdiv(n, block_n + extra),)
-
-    def launch():
-        three_halves_kernel[grid](*descriptors, m, n, k, block_m, block_n, extra, block_k, group_m,
-                                  num_warps=num_warps, num_stages=num_stages)
-        return c
-    return launch
+    return bound(three_halves_kernel[grid], c, (*descriptors, m, n, k, block_m, block_n, extra, block_k, group_m),
+                 num_warps, num_stages)
 
 
 SHAPES = [(1536, 1536, 1536), (1536, 1536, 4096), (3072, 3072, 3072), (768, 3072, 4096), (768, 4096, 4096),
