@@ -585,6 +585,31 @@ def test_shipped_split_k_winners_are_found_at_the_shapes_they_were_tuned_at(shap
     assert tuning.TuningCache(Path("/nonexistent/tuning.json")).get(key) is not None, key
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(1536, 1536, 1536), (1536, 1536, 4096), (768, 3072, 4096), (768, 4096, 4096),
+                                   (4096, 1536, 1536), (2048, 1536, 4096), (1024, 3072, 4096), (4096, 768, 4096)])
+def test_shipped_wide_winners_are_found_at_their_shapes_and_are_candidates(shape, dtype):
+    """The wide tiles pretuned at shapes between powers of two (results/h200-pretune-wide*.log) ship under the
+    descriptor path's half-octave key, and each is a candidate that path can time (`tuning.WIDE_CANDIDATES`)."""
+    m, n, k = shape
+    key = f"NVIDIA H200|descriptor|{dtype}|{dtype}|tf32|ab|{tuning.shape_bucket(m, n, k, fine=True)}"
+    config = tuning.TuningCache(Path("/nonexistent/tuning.json")).get(key)
+    assert config is not None and tuning.is_wide(config), (key, config)
+    assert config in matmul_op._candidates(2, m, n, 2, wide=True)
+
+
+def test_shipped_descriptor_and_pointer_winners_are_tiles_their_kernels_take():
+    """No shipped winner names a tile its path's kernel cannot run (`_check_tile`): wide tiles only on the
+    descriptor path, powers of two elsewhere."""
+    shipped = tuning.TuningCache(Path("/nonexistent/tuning.json"))._shipped
+    for key, entry in shipped.items():
+        path = key.split("|")[1]
+        if path in ("pointer", "descriptor"):
+            config = tuning.Config.from_dict(entry["config"])
+            matmul_op._check_tile(config, path)
+            assert not (tuning.is_wide(config) and path == "pointer"), key
+
+
 def test_split_k_candidates_offer_tiles_that_read_b_fewer_times():
     """128x128 tiles in 2 slices: the off-sector winner at 1000x1000x4000 (results/h200-long-k-off-sector-probe.log)."""
     from tilelab.ops import matmul_hopper as hopper
