@@ -53,7 +53,14 @@ def build() -> Script:
     s.say("against 57.7 in one slice (torch 54.1; results/h200-long-k-wave-split-probe.log). The other paths take")
     s.say("the power of two's winner where nobody tuned the half octave (ops.matmul._fallback_key), until")
     s.say("tilelab.pretune times it: 768^3 8.5 us on its own winner, 9.3 on 1024^3's")
-    s.say("(results/h200-bucket-probe.log).\n")
+    s.say("(results/h200-bucket-probe.log).")
+    _, entry = shipped_entry("|descriptor|float16|float16|tf32|ab|1536x1536x1536")
+    config = entry["config"]
+    s.ask("the H200's shipped fp16 winner at 1536^3, a half octave (block_m x block_n)",
+          f"{config['block_m']}x{config['block_n']}: 1.5 powers of two wide, two blocks side by side "
+          "(tuning.WIDE_CANDIDATES, kernels.matmul.matmul_wide_kernel)")
+    s.say("96 such tiles fill 132 SMs better than 72 of 128x256 or 144 of 128x128: 0.85x torch, from 0.72x")
+    s.say("(results/h200-matmul-float16-wide-tiles.json; workshop I5, part 9).\n")
 
     kept = tuning.prune(tuning.GPU_CANDIDATES, m=16, n=4096, element_size=2)
     s.say("Before timing, tilelab.tuning.prune drops candidates that cannot fit shared memory or would be")
