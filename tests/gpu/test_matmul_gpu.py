@@ -349,7 +349,6 @@ def test_tf32_replay_copies_the_new_b(b_shape, rng, monkeypatch):
     assert_matches_reference(second, a2, b2, precision="tf32x3", label="replayed call")
 
 
-
 @pytest.mark.parametrize("config", tuning.WIDE_CANDIDATES, ids=lambda c: c.label())
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("batch,b_k_major", [((), False), ((), True), ((3,), False)])
