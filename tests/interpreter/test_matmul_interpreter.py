@@ -400,3 +400,20 @@ def test_wide_tiles_need_operands_tma_can_read(path, device, rng):
     b = randn((33, 96), torch.float16, device, rng)
     with pytest.raises(tilelab.AlignmentError, match="wide tile .* descriptor path"):
         tilelab.matmul(a, b, config=WIDE[0], path=path)
+
+
+def test_an_explicit_config_too_large_for_the_gpu_is_a_contract_error(device, rng, monkeypatch):
+    """Triton refuses a launch that needs more shared memory than the GPU has (OutOfResources); for a caller's
+    own config that is bad input, named as such. (Simulated: the interpreter has no such limit.)"""
+    from triton.runtime.errors import OutOfResources
+
+    def too_large(*args, **kwargs):
+        raise OutOfResources(262144, 232448, "shared memory")
+
+    monkeypatch.setattr(matmul_op, "_launch", too_large)
+    a = randn((64, 64), torch.float16, device, rng)
+    with pytest.raises(tilelab.ContractError, match=r"config 128x192x64-g8-w4-s5 does not fit this GPU: it needs "
+                                                    r"262144 of shared memory, the limit is 232448"):
+        tilelab.matmul(a, a, config=tilelab.Config(128, 192, 64, num_stages=5))
+    with pytest.raises(OutOfResources):  # the library's own choice: a bug to see, not the caller's to fix
+        tilelab.matmul(a, a, path="descriptor")

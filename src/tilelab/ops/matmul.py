@@ -6,6 +6,7 @@ on the data is decided once per problem and cached, so the eager call path
 does little more than allocate the output and launch.
 """
 
+import contextlib
 import dataclasses
 import functools
 import itertools
@@ -996,6 +997,35 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     p = _with_k_major_b(p, precision, path, config)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
+    with _config_must_fit(config):
+        compiled, grid, args, tail_args, split_k = _launch_plan(plan, p, c3)
+    out = c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
+    if key is not None and _replayable(p, a, b, c3, out):
+        storage = c3._base if c3._base is not None else c3
+        # An output that is its whole buffer (no row padding) is allocated in its own shape: no view to make.
+        whole = out.is_contiguous() and out.numel() == storage.numel()
+        b_copy = None
+        if p.b_copy is not None:
+            _, copy_kernel, copy_grid, copy_args = p.b_copy
+            b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
+        # A descriptor built on the host, Triton's or Gluon's (another class, the same launcher arguments).
+        descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), args[:5]))
+        host = bool(descriptors)
+        if len(descriptors) == 5:  # a wide tile's: B and C described twice (`_kernel_args`)
+            launch = _addresses_twice(bind_descriptor_launch(compiled, grid, args[5:], descriptors))
+        elif host:  # replayed with the same shapes, strides and blocks; only the addresses change
+            launch = bind_descriptor_launch(compiled, grid, tail_args, descriptors)
+        else:
+            launch = bind_launch(compiled, grid, tail_args)
+        _REPLAYS[key] = _Replay(launch, a.device, tuple(out.shape if whole else storage.shape), out_dtype,
+                                tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent") and not host,
+                                split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host)
+    return out
+
+
+def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
+    """Launch the planned path's kernel into c3 (tuning it first where it is tuned); returns (compiled kernel,
+    grid, arguments, the arguments a replay keeps fixed, split-K's (workspace shape, tile counters) or None)."""
     split_k = None
     if plan.path == "persistent":
         compiled, grid, args = _launch_persistent(plan, p, c3)
@@ -1030,28 +1060,22 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         )
         compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
         tail_args = args[3:]
-    out = c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
-    if key is not None and _replayable(p, a, b, c3, out):
-        storage = c3._base if c3._base is not None else c3
-        # An output that is its whole buffer (no row padding) is allocated in its own shape: no view to make.
-        whole = out.is_contiguous() and out.numel() == storage.numel()
-        b_copy = None
-        if p.b_copy is not None:
-            _, copy_kernel, copy_grid, copy_args = p.b_copy
-            b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
-        # A descriptor built on the host, Triton's or Gluon's (another class, the same launcher arguments).
-        descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), args[:5]))
-        host = bool(descriptors)
-        if len(descriptors) == 5:  # a wide tile's: B and C described twice (`_kernel_args`)
-            launch = _addresses_twice(bind_descriptor_launch(compiled, grid, args[5:], descriptors))
-        elif host:  # replayed with the same shapes, strides and blocks; only the addresses change
-            launch = bind_descriptor_launch(compiled, grid, tail_args, descriptors)
-        else:
-            launch = bind_launch(compiled, grid, tail_args)
-        _REPLAYS[key] = _Replay(launch, a.device, tuple(out.shape if whole else storage.shape), out_dtype,
-                                tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent") and not host,
-                                split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host)
-    return out
+    return compiled, grid, args, tail_args, split_k
+
+
+@contextlib.contextmanager
+def _config_must_fit(config):
+    """A caller's explicit configuration that needs more of the GPU than it has (shared memory, registers)
+    is a contract error naming `config`; the tuner's own candidates are pruned to fit and never get here."""
+    try:
+        yield
+    except triton.runtime.errors.OutOfResources as error:
+        if config is None:
+            raise
+        label = config.label() if isinstance(config, Config) else repr(config)
+        raise contracts.ContractError(
+            f"config {label} does not fit this GPU: it needs {error.required} of {error.name}, the limit is "
+            f"{error.limit}; pass a smaller tile, fewer stages, or config=None to let tilelab choose") from error
 
 
 def split_k_layouts(plan: MatmulPlan, m: int) -> dict:
