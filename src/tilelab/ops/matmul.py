@@ -420,8 +420,12 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
                                           "DEFAULT_CONFIG); leave config=None")
     elif path is None and config is None and _split_k_pays_off(a3.device, batch, m, n, k):
         path = "splitk"
-    elif path is None and isinstance(config, Config) and tuning.is_wide(config):
-        _require_wide_tiles_fit(a_layout, b_layout)
+    elif path in (None, "descriptor") and isinstance(config, Config) and tuning.is_wide(config):
+        if not tma_ok:  # wide tiles run on the descriptor path only
+            raise contracts.AlignmentError(
+                "a config with a wide tile (block_n 48, 96, 192, ...) runs on the descriptor path, which needs a "
+                "and b to have a unit stride in one of their last two dimensions and 16-byte aligned data, row and "
+                "batch strides; pass contiguous copies or a config whose block_n is a power of two")
         path = "descriptor"
     elif path is None:
         path = "pointer"
@@ -436,8 +440,6 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
                 if path != "descriptor" and _wide_tiles_fill_better(a3, b3, a_layout, b_layout, path, batch, m, n):
                     config = tuning.WIDE_CANDIDATES[0]
                     path = "descriptor"
-    elif path == "descriptor" and isinstance(config, Config) and tuning.is_wide(config):
-        _require_wide_tiles_fit(a_layout, b_layout)
     elif path in ("descriptor", "persistent") and not tma_ok:
         bad = "a" if not a_layout.tma_ok else "b"
         raise contracts.AlignmentError(
@@ -462,15 +464,6 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
     align = pointer_align(a3, b3, n, k) if path == "pointer" else 1
     classes = row_classes(a3, a_layout, b3, b_layout) if _reads_by_class(path, config) else 1
     return MatmulPlan(path, config, precision, offsets_64, a_layout, b_layout, a3.element_size(), align, classes)
-
-
-def _require_wide_tiles_fit(a_layout: OperandLayout, b_layout: OperandLayout) -> None:
-    """A wide tile (`tuning.is_wide`) runs on the descriptor path only, whose operands TMA must be able to read."""
-    if not (a_layout.tma_ok and b_layout.tma_ok):
-        raise contracts.AlignmentError(
-            "a config with a wide tile (block_n 48, 96, 192, ...) runs on the descriptor path, which needs a and b "
-            "to have a unit stride in one of their last two dimensions and 16-byte aligned data, row and batch "
-            "strides; pass contiguous copies or a config whose block_n is a power of two")
 
 
 # -- launching -----------------------------------------------------------------------------------
@@ -1012,7 +1005,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), args[:5]))
         host = bool(descriptors)
         if len(descriptors) == 5:  # a wide tile's: B and C described twice (`_kernel_args`)
-            launch = _addresses_twice(bind_descriptor_launch(compiled, grid, args[5:], descriptors))
+            launch = _addresses_twice(bind_descriptor_launch(compiled, grid, tail_args, descriptors))
         elif host:  # replayed with the same shapes, strides and blocks; only the addresses change
             launch = bind_descriptor_launch(compiled, grid, tail_args, descriptors)
         else:
@@ -1059,7 +1052,7 @@ def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
             fallback_key=_fallback_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),
         )
         compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
-        tail_args = args[3:]
+        tail_args = args[5:] if tuning.is_wide(chosen) else args[3:]  # after the descriptors (`_kernel_args`)
     return compiled, grid, args, tail_args, split_k
 
 
