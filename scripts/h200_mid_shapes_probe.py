@@ -11,7 +11,7 @@ descriptor kernel and split-K at tiles that make other tile counts.
 
 
 
-from scripts.turns import operands_with_torch, recorded_launch, report_in_turns, rounds_argument
+from scripts.turns import operands_with_torch, record_default, recorded_launch, report_in_turns, rounds_argument
 from tilelab.ops.matmul_hopper import HopperConfig
 from tilelab.reference import matmul_reference
 from tilelab.tuning import Config
@@ -37,8 +37,7 @@ def main() -> None:
     rounds = rounds_argument()
     for m, n, k in SHAPES:
         a, b, variants = operands_with_torch(m, n, k)
-        variants["default"], plan = recorded_launch(a, b)
-        print(f"  default: {plan['path']} {plan['config']}", flush=True)
+        record_default(variants, a, b)
         for name, (path, config) in VARIANTS.items():
             try:
                 variants[name], _ = recorded_launch(a, b, path=path, config=config)

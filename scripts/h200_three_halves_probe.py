@@ -167,14 +167,13 @@ def check() -> None:
 
 
 def main() -> None:
-    from scripts.turns import operands_with_torch, recorded_launch, report_in_turns, rounds_argument
+    from scripts.turns import operands_with_torch, record_default, report_in_turns, rounds_argument
     from tilelab.reference import matmul_reference
 
     rounds = rounds_argument()
     for m, n, k in SHAPES:
         a, b, variants = operands_with_torch(m, n, k)
-        variants["default"], plan = recorded_launch(a, b)
-        print(f"  default: {plan['path']} {plan['config']}", flush=True)
+        record_default(variants, a, b)
         for name, (launch, bm, bn, bk, warps, stages) in TILES.items():
             variants[name] = launch(a, b, bm, bn, bk, 8, warps, stages)
         report_in_turns(f"{m}x{n}x{k} float16", variants, rounds, reference=matmul_reference(a, b), by_time=True)

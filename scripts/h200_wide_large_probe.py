@@ -8,7 +8,7 @@ against the persistent default's 138.6 (results/h200-three-halves-probe-2.log). 
 counts and waves on the SMs, for a rule.
 """
 
-from scripts.turns import operands_with_torch, recorded_launch, report_in_turns, rounds_argument
+from scripts.turns import operands_with_torch, record_default, recorded_launch, report_in_turns, rounds_argument
 from tilelab import tuning
 from tilelab.ops import matmul_hopper
 from tilelab.reference import matmul_reference
@@ -22,8 +22,7 @@ def main() -> None:
     for m, n, k in SHAPES:
         a, b, variants = operands_with_torch(m, n, k)
         sms = matmul_hopper.device_sms(a.device)
-        variants["default"], plan = recorded_launch(a, b)
-        print(f"  default: {plan['path']} {plan['config']}", flush=True)
+        record_default(variants, a, b)
         for bm, bn in ((128, 256), (128, 128), (128, 192)):
             tiles = tuning.ceil_div(m, bm) * tuning.ceil_div(n, bn)
             print(f"  {bm}x{bn}: {tiles} tiles, {tiles / sms:.2f} waves", flush=True)

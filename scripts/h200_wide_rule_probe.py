@@ -8,7 +8,7 @@ rule took them there (results/h200-wide-large-probe.log measured 3072^3 and 3072
 """
 
 import tilelab
-from scripts.turns import operands_with_torch, recorded_launch, report_in_turns, rounds_argument
+from scripts.turns import operands_with_torch, record_default, recorded_launch, report_in_turns, rounds_argument
 from tilelab.reference import matmul_reference
 
 
@@ -19,8 +19,7 @@ def main() -> None:
         if aligned:
             a, b = tilelab.to_aligned(a), tilelab.to_aligned(b)
         variants = {"torch": lambda a=a, b=b: a @ b}
-        variants["default"], plan = recorded_launch(a, b)
-        print(f"  default: {plan['path']} {plan['config']}", flush=True)
+        record_default(variants, a, b)
         for path in ("pingpong", "persistent"):
             variants[path], _ = recorded_launch(a, b, path=path)
         report_in_turns(f"{m}x{n}x{k} float16{' (rows on lines)' if aligned else ''}", variants, rounds,

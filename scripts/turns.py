@@ -101,3 +101,11 @@ def operands_with_torch(m: int, n: int, k: int, dtype=None):
     a = torch.randn(m, k, device="cuda", dtype=dtype)
     b = torch.randn(k, n, device="cuda", dtype=dtype)
     return a, b, {"torch": functools.partial(torch.mm, a, b)}
+
+
+def record_default(variants: dict, a, b) -> dict:
+    """Add tilelab.matmul's default for A @ B to `variants` (its recorded launch, as `recorded_launch`), print
+    the path and configuration it chose, and return that plan."""
+    variants["default"], plan = recorded_launch(a, b)
+    print(f"  default: {plan['path']} {plan['config']}", flush=True)
+    return plan
