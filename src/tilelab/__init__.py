@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "matmul": ("tilelab.ops.matmul", "matmul"),
     "scaled_matmul": ("tilelab.ops.scaled_matmul", "scaled_matmul"),
+    "conv2d_bn_silu": ("tilelab.ops.conv", "conv2d_bn_silu"),
     "pretune": ("tilelab.ops.matmul", "pretune"),
     "pretune_scaled": ("tilelab.ops.scaled_matmul", "pretune_scaled"),
     "Config": ("tilelab.tuning", "Config"),
@@ -34,6 +35,7 @@ __all__ = [
     "AlignmentError",
     "Config",
     "ContractError",
+    "conv2d_bn_silu",
     "DTypeError",
     "DeviceError",
     "InputTypeError",

@@ -1,4 +1,4 @@
-"""tilelab's ops registered with torch.library: `torch.ops.tilelab.matmul`.
+"""tilelab's ops registered with torch.library: `torch.ops.tilelab.matmul` and `torch.ops.tilelab.conv2d_bn_silu`.
 
 The custom op carries a fake (meta) implementation, so torch.compile can
 trace through it, and a backward, so autograd works:
@@ -10,7 +10,7 @@ dimensions that were broadcast in the forward pass. `tilelab.matmul` routes
 here whenever an input requires grad; without grad it skips the dispatcher
 (whose overhead would dominate small products).
 
-The op always returns a contiguous tensor: a descriptor-path result with
+The matmul op always returns a contiguous tensor: a descriptor-path result with
 padded rows is copied, since traced programs assume the fake's strides.
 """
 
@@ -62,3 +62,58 @@ def _backward(ctx, grad):
 
 
 matmul.register_autograd(_backward, setup_context=_setup_context)
+
+
+# -- conv2d_bn_silu ----------------------------------------------------------------------------------------
+# The forward is tilelab's fused kernel. The backward recomputes the forward with torch's own ops (cuDNN's
+# convolution, inference-mode batch norm, SiLU) and differentiates that: the same function, so the same
+# gradients, at the cost of one more convolution. Running statistics are buffers, never differentiated.
+
+
+@torch.library.custom_op("tilelab::conv2d_bn_silu", mutates_args=())
+def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, running_mean: torch.Tensor,
+                   running_var: torch.Tensor, bn_weight: torch.Tensor | None, bn_bias: torch.Tensor | None,
+                   eps: float, stride: list[int], padding: list[int], dilation: list[int],
+                   precision: str | None = None, config: str | None = None, silu: bool = True) -> torch.Tensor:
+    from tilelab.ops import conv as conv_op
+
+    return conv_op.conv2d_bn_silu(x, weight, bias, running_mean=running_mean, running_var=running_var,
+                                  bn_weight=bn_weight, bn_bias=bn_bias, eps=eps, stride=tuple(stride),
+                                  padding=tuple(padding), dilation=tuple(dilation), precision=precision,
+                                  config=config, silu=silu)
+
+
+@conv2d_bn_silu.register_fake
+def _(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
+      precision=None, config=None, silu=True):
+    z = torch.nn.functional.conv2d(x, weight, None, stride=stride, padding=padding, dilation=dilation)
+    channels_last = x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
+    return torch.empty_like(z, memory_format=torch.channels_last if channels_last else torch.contiguous_format)
+
+
+def _conv_setup_context(ctx, inputs, output):
+    x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation, *_, silu = inputs
+    ctx.save_for_backward(x, weight, bias, running_mean, running_var, bn_weight, bn_bias)
+    ctx.options = {"eps": eps, "stride": stride, "padding": padding, "dilation": dilation, "silu": silu}
+
+
+def _conv_backward(ctx, grad):
+    x, weight, bias, running_mean, running_var, bn_weight, bn_bias = ctx.saved_tensors
+    o = ctx.options
+    needs = ctx.needs_input_grad
+    # The differentiable inputs (positions 0, 1, 2, 5, 6), as fresh leaves where their gradient is wanted.
+    leaves = [None if t is None else t.detach().requires_grad_(needs[i])
+              for i, t in zip((0, 1, 2, 5, 6), (x, weight, bias, bn_weight, bn_bias), strict=True)]
+    x_, weight_, bias_, gamma, beta = leaves
+    with torch.enable_grad():
+        z = torch.nn.functional.conv2d(x_, weight_, bias_, stride=o["stride"], padding=o["padding"],
+                                       dilation=o["dilation"])
+        z = torch.nn.functional.batch_norm(z, running_mean, running_var, gamma, beta, training=False, eps=o["eps"])
+        y = torch.nn.functional.silu(z) if o["silu"] else z
+        wanted = [t for t in leaves if t is not None and t.requires_grad]
+        grads = iter(torch.autograd.grad(y, wanted, grad.to(y.dtype)) if wanted else ())
+    dx, dw, db, dgamma, dbeta = (next(grads) if t is not None and t.requires_grad else None for t in leaves)
+    return dx, dw, db, None, None, dgamma, dbeta, None, None, None, None, None, None, None
+
+
+conv2d_bn_silu.register_autograd(_conv_backward, setup_context=_conv_setup_context)

@@ -17,7 +17,8 @@ import torch
 
 # Modules that each define `OP: OpSpec`, or `OPS: tuple[OpSpec, ...]` for ops sharing their code. Add a line per
 # new module.
-OP_MODULES: tuple[str, ...] = ("tilelab.bench.op_matmul", "tilelab.bench.op_scaled_matmul", "tilelab.bench.op_bmm")
+OP_MODULES: tuple[str, ...] = ("tilelab.bench.op_matmul", "tilelab.bench.op_scaled_matmul", "tilelab.bench.op_bmm",
+                               "tilelab.bench.op_conv")
 
 DTYPES: dict[str, torch.dtype] = {
     "float16": torch.float16,

@@ -1,0 +1,391 @@
+"""`tilelab.conv2d_bn_silu`: a convolution, an inference-mode batch norm and SiLU in one Triton kernel.
+
+Contract check -> fold the batch norm -> plan (tile config, tuned per problem kind) -> launch
+`tilelab.kernels.conv.conv2d_bn_silu_kernel`, which computes the convolution as an implicit GEMM and applies
+the rest to its float32 accumulator before the single store. Unfused, torch runs three kernels and writes and
+reads the convolution's output twice more.
+
+Only inference-mode batch norm fuses: its mean and variance are the running statistics, known before the
+convolution runs. In training the statistics are those of this very output, which a single pass cannot know
+before it has written the output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import torch
+import triton
+
+from tilelab import contracts, env, tuning
+from tilelab.tuning import Config
+
+INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+PRECISIONS = ("tf32", "tf32x3", "ieee")
+INT32_LIMIT = 2**31
+
+# The seed chapter's fused convolution: 32 output pixels x 32 channels x 32 K terms, GROUP_M 8.
+SEED = Config(block_m=32, block_n=32, block_k=32, group_m=8, num_warps=4, num_stages=2)
+NAMED_CONFIGS: dict[str, Config] = {"seed": SEED, "interpreter": tuning.INTERPRETER}
+
+# Tried on the GPU, largest tiles first (pruned by the problem's size). The loads gather one input pixel per
+# row, so they go through registers (cp.async), not TMA: deeper pipelines than the matmul's TMA tiles.
+GPU_CANDIDATES: tuple[Config, ...] = (
+    Config(128, 128, 64, 8, num_warps=8, num_stages=3),
+    Config(128, 128, 32, 8, num_warps=4, num_stages=4),
+    Config(128, 64, 64, 8, num_warps=4, num_stages=4),
+    Config(64, 128, 64, 8, num_warps=4, num_stages=4),
+    Config(64, 64, 64, 8, num_warps=4, num_stages=4),
+    Config(128, 256, 64, 8, num_warps=8, num_stages=3),
+    Config(64, 32, 64, 8, num_warps=4, num_stages=4),
+    Config(128, 32, 64, 8, num_warps=4, num_stages=4),
+    Config(64, 16, 64, 8, num_warps=4, num_stages=4),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvGeometry:
+    """Sizes of one call: input [batch, c_in, h, w], filter [c_out, c_in, kh, kw], output [batch, c_out, oh, ow]."""
+
+    batch: int
+    c_in: int
+    h: int
+    w: int
+    c_out: int
+    kh: int
+    kw: int
+    stride: tuple[int, int]
+    padding: tuple[int, int]
+    dilation: tuple[int, int]
+
+    @property
+    def oh(self) -> int:
+        return (self.h + 2 * self.padding[0] - self.dilation[0] * (self.kh - 1) - 1) // self.stride[0] + 1
+
+    @property
+    def ow(self) -> int:
+        return (self.w + 2 * self.padding[1] - self.dilation[1] * (self.kw - 1) - 1) // self.stride[1] + 1
+
+    def gemm(self) -> tuple[int, int, int]:
+        """The implicit GEMM's M, N, K: output pixels, output channels, filter taps times input channels."""
+        return self.batch * self.oh * self.ow, self.c_out, self.kh * self.kw * self.c_in
+
+
+def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
+                   running_mean: torch.Tensor, running_var: torch.Tensor,
+                   bn_weight: torch.Tensor | None = None, bn_bias: torch.Tensor | None = None,
+                   eps: float = 1e-5, stride=1, padding=0, dilation=1,
+                   precision: str | None = None, config: str | Config | None = None,
+                   silu: bool = True) -> torch.Tensor:
+    """SiLU(batch_norm(conv2d(x, weight, bias))) with the batch norm in inference mode, in one kernel.
+
+    The arguments are those of `torch.nn.functional.conv2d` (groups=1) and `batch_norm(training=False)`:
+    `running_mean`, `running_var`, `bn_weight` (gamma) and `bn_bias` (beta) are per output channel. x is
+    [batch, C_in, H, W] in NCHW or channels-last storage (or any strided view); the output has x's memory
+    format, as torch's convolution gives. `stride`, `padding` and `dilation` are an int or a pair;
+    `padding` may also be "valid" or "same" (stride 1).
+
+    float16/bfloat16 accumulate in float32 and return the input dtype; float32 takes `precision` ("tf32" by
+    default: tensor cores; "ieee" gives them up, as for `tilelab.matmul`). `config` forces a named ("seed": the
+    seed chapter's 32/32/32) or explicit `Config` instead of the tuned one. `silu=False` stops after the batch
+    norm. An input that requires grad goes through `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
+    """
+    geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
+                      dilation, precision, config)
+    if torch.is_grad_enabled() and any(t is not None and t.requires_grad
+                                       for t in (x, weight, bias, bn_weight, bn_bias)):
+        return _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, geometry,
+                               precision, config, silu)
+    y = _allocate_output(x, geometry)
+    if y.numel() == 0:
+        return y
+    scale, shift = fold_batch_norm(bias, running_mean, running_var, bn_weight, bn_bias, eps)
+    input_precision = (precision or "tf32") if x.dtype == torch.float32 else "tf32"
+    chosen = _choose_config(x, weight, y, scale, shift, geometry, input_precision, config, silu)
+    _launch(chosen, x, weight, scale, shift, y, geometry, input_precision, silu)
+    return y
+
+
+def fold_batch_norm(bias, running_mean, running_var, bn_weight, bn_bias, eps: float):
+    """One float32 scale and shift per output channel with batch_norm(conv + bias) = conv * scale + shift:
+
+        scale = gamma / sqrt(var + eps)        shift = beta + (bias - mean) * scale
+
+    computed in float64 and rounded once (a few hundred numbers: the cost is the launches, not the math)."""
+    var = running_var.to(torch.float64)
+    scale = torch.rsqrt(var + eps)
+    if bn_weight is not None:
+        scale = scale * bn_weight.to(torch.float64)
+    centred = -running_mean.to(torch.float64)
+    if bias is not None:
+        centred = centred + bias.to(torch.float64)
+    shift = centred * scale
+    if bn_bias is not None:
+        shift = shift + bn_bias.to(torch.float64)
+    return scale.to(torch.float32).contiguous(), shift.to(torch.float32).contiguous()
+
+
+# -- contracts ---------------------------------------------------------------------------------------------
+
+
+def _pair(value, name: str, minimum: int) -> tuple[int, int]:
+    if isinstance(value, bool) or not isinstance(value, (int, tuple, list)):
+        raise contracts.InputTypeError(f"{name} must be an int or a pair of ints; got {type(value).__name__}")
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
+        raise contracts.InputTypeError(f"{name} must be an int or a pair of ints; got {value!r}")
+    if min(pair) < minimum:
+        raise contracts.ContractError(f"{name} must be >= {minimum}; got {value!r}")
+    return pair
+
+
+def _padding(padding, kernel: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int]):
+    if padding == "valid":
+        return (0, 0)
+    if padding == "same":
+        if stride != (1, 1):
+            raise contracts.ContractError(f"padding='same' needs stride 1, as in torch; got stride={stride}")
+        extents = [d * (k - 1) for k, d in zip(kernel, dilation, strict=True)]
+        if any(e % 2 for e in extents):
+            # torch pads such a filter unevenly (one more on the far side); this kernel pads both sides alike.
+            raise contracts.ContractError(
+                f"padding='same' with an even filter extent {tuple(extents)} pads one side more; pass the "
+                "padding as numbers, or pad x first")
+        return (extents[0] // 2, extents[1] // 2)
+    if isinstance(padding, str):
+        raise contracts.ContractError(f"padding must be an int, a pair, 'valid' or 'same'; got {padding!r}")
+    return _pair(padding, "padding", 0)
+
+
+def _per_channel(t, name: str, c_out: int, device: torch.device, required: bool = False) -> None:
+    if t is None:
+        if required:
+            raise contracts.InputTypeError(f"{name} must be a torch.Tensor of {c_out} values, got None")
+        return
+    contracts.require_tensor(t, name)
+    if t.dim() != 1 or t.shape[0] != c_out:
+        raise contracts.ShapeError(f"{name} must have shape ({c_out},), one value per output channel; "
+                                   f"got {tuple(t.shape)}")
+    if not t.is_floating_point():
+        raise contracts.DTypeError(f"{name} must be a floating-point tensor; got {str(t.dtype).removeprefix('torch.')}")
+    if t.device != device:
+        raise contracts.DeviceError(f"{name} is on {t.device}, x on {device}; they must be on the same device")
+
+
+def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
+           precision, config) -> ConvGeometry:
+    contracts.require_tensor(x, "x")
+    contracts.require_tensor(weight, "weight")
+    if x.dim() != 4:
+        raise contracts.ShapeError(f"x must be 4-D [batch, C_in, H, W]; got shape {tuple(x.shape)}")
+    if weight.dim() != 4:
+        raise contracts.ShapeError(f"weight must be 4-D [C_out, C_in, KH, KW]; got shape {tuple(weight.shape)}")
+    contracts.require_dtype(x, "x", INPUT_DTYPES)
+    contracts.require_dtype(weight, "weight", INPUT_DTYPES)
+    contracts.require_same_dtype({"x": x, "weight": weight})
+    device = contracts.require_runnable_device({"x": x, "weight": weight})
+    batch, c_in, h, w = x.shape
+    c_out, w_c_in, kh, kw = weight.shape
+    if w_c_in != c_in:
+        raise contracts.ShapeError(
+            f"weight has {w_c_in} input channels, x has {c_in}: weight must be [C_out, C_in, KH, KW] "
+            "(grouped convolutions are not supported)")
+    if kh == 0 or kw == 0:
+        raise contracts.ShapeError(f"weight's filter must be at least 1x1; got {kh}x{kw}")
+    _per_channel(bias, "bias", c_out, device)
+    _per_channel(running_mean, "running_mean", c_out, device, required=True)
+    _per_channel(running_var, "running_var", c_out, device, required=True)
+    _per_channel(bn_weight, "bn_weight", c_out, device)
+    _per_channel(bn_bias, "bn_bias", c_out, device)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0 or math.isinf(eps):
+        raise contracts.ContractError(f"eps must be a finite number >= 0; got {eps!r}")
+    stride = _pair(stride, "stride", 1)
+    dilation = _pair(dilation, "dilation", 1)
+    padding = _padding(padding, (kh, kw), stride, dilation)
+    if precision is not None:
+        contracts.require_choice(precision, "precision", PRECISIONS)
+        if x.dtype != torch.float32:
+            raise contracts.ContractError(f"precision={precision!r} applies to float32 inputs only; x is {x.dtype}")
+    if config is not None:
+        if isinstance(config, str):
+            contracts.require_choice(config, "config", NAMED_CONFIGS)
+        elif not isinstance(config, Config):
+            raise contracts.InputTypeError(
+                f"config must be None, a name or a tilelab.tuning.Config; got {type(config).__name__}")
+        else:
+            _check_tile(config)
+    geometry = ConvGeometry(batch, c_in, h, w, c_out, kh, kw, stride, padding, dilation)
+    if geometry.oh < 1 or geometry.ow < 1:
+        raise contracts.ShapeError(
+            f"the filter ({kh}x{kw}, dilation {dilation}) does not fit in x's {h}x{w} image with padding "
+            f"{padding}: the output would be {geometry.oh}x{geometry.ow}")
+    return geometry
+
+
+def _check_tile(config: Config) -> None:
+    for field in ("block_m", "block_n", "block_k"):
+        value = getattr(config, field)
+        if not tuning.is_power_of_two(value) or value < 16:
+            raise contracts.ContractError(f"config.{field} must be a power of two >= 16; got {value}")
+    if config.group_m < 1 or config.num_warps not in (1, 2, 4, 8, 16) or config.num_stages < 1:
+        raise contracts.ContractError(f"config {config.label()}: group_m and num_stages must be >= 1, "
+                                      "num_warps a power of two up to 16")
+
+
+# -- plan and launch ---------------------------------------------------------------------------------------
+
+
+def _allocate_output(x: torch.Tensor, g: ConvGeometry) -> torch.Tensor:
+    channels_last = x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
+    memory_format = torch.channels_last if channels_last else torch.contiguous_format
+    return torch.empty((g.batch, g.c_out, g.oh, g.ow), dtype=x.dtype, device=x.device, memory_format=memory_format)
+
+
+def _layout(t: torch.Tensor) -> str:
+    """Which dimension is contiguous decides how the loads coalesce: the tuning key names it."""
+    if t.is_contiguous():
+        return "nchw"
+    if t.is_contiguous(memory_format=torch.channels_last):
+        return "nhwc"
+    return "strided"
+
+
+def tuning_key(x, weight, g: ConvGeometry, input_precision: str, silu: bool) -> str:
+    m, n, k = g.gemm()
+    return "|".join((
+        env.gpu_name(x.device.index or 0) if x.device.type == "cuda" else "cpu",
+        "conv2d_bn_silu" if silu else "conv2d_bn", str(x.dtype).removeprefix("torch."), input_precision,
+        f"x-{_layout(x)}", f"w-{_layout(weight)}", f"{g.kh}x{g.kw}", f"s{g.stride[0]}x{g.stride[1]}",
+        tuning.shape_bucket(m, n, k, fine=True),
+    ))
+
+
+def candidates(g: ConvGeometry, element_size: int) -> list[Config]:
+    """The GPU candidates that fit this problem: not wider than twice C_out, not taller than twice the pixels,
+    K steps no longer than the input channels (one K step never crosses a filter tap)."""
+    m, n, _ = g.gemm()
+    base = list(GPU_CANDIDATES)
+    if element_size >= 4:
+        base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]  # the same bytes per K step
+    longest_k = tuning.pow2_at_least(g.c_in, 16)
+    base = [dataclasses.replace(c, block_k=min(c.block_k, longest_k)) for c in base]
+    return list(dict.fromkeys(tuning.prune(base, m, n, element_size)))
+
+
+def _choose_config(x, weight, y, scale, shift, g, input_precision, config, silu) -> Config:
+    if isinstance(config, Config):
+        return config
+    if isinstance(config, str):
+        return NAMED_CONFIGS[config]
+    if env.interpreting():
+        return tuning.INTERPRETER
+    found = candidates(g, x.element_size())
+    # Timing writes y, which the real launch overwrites afterwards.
+    return tuning.choose(tuning_key(x, weight, g, input_precision, silu), found,
+                         lambda c: _launch(c, x, weight, scale, shift, y, g, input_precision, silu))
+
+
+def _needs_64bit_offsets(x, weight, y, config: Config) -> bool:
+    """Masked lanes still form their addresses: a tile's overshoot past the last pixel or channel counts too."""
+    def reach(t, overshoot):
+        return sum((size - 1 + overshoot) * abs(stride) for size, stride in zip(t.shape, t.stride(), strict=True))
+
+    over = max(config.block_m, config.block_n, config.block_k)
+    return max(reach(x, over), reach(weight, over), reach(y, over)) >= INT32_LIMIT
+
+
+def _launch(config: Config, x, weight, scale, shift, y, g: ConvGeometry, input_precision: str, silu: bool):
+    from tilelab.kernels.conv import conv2d_bn_silu_kernel
+
+    m, n, _ = g.gemm()
+    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n),)
+    conv2d_bn_silu_kernel[grid](
+        x, weight, scale, shift, y,
+        g.batch, g.c_in, g.h, g.w, g.c_out, g.oh, g.ow,
+        *x.stride(), *weight.stride(), *y.stride(),
+        *g.stride, *g.padding, *g.dilation,
+        KH=g.kh, KW=g.kw,
+        BLOCK_M=config.block_m, BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
+        INPUT_PRECISION=input_precision, OFFSETS_64=_needs_64bit_offsets(x, weight, y, config), SILU=silu,
+        num_warps=config.num_warps, num_stages=config.num_stages,
+    )
+
+
+def describe_plan(x, weight, bias=None, *, running_mean, running_var, bn_weight=None, bn_bias=None, eps=1e-5,
+                  stride=1, padding=0, dilation=1, precision=None, config=None, silu=True) -> dict:
+    """The implicit GEMM and the config `conv2d_bn_silu` uses for these arguments (its tuned choice, once tuned)."""
+    g = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
+               precision, config)
+    input_precision = (precision or "tf32") if x.dtype == torch.float32 else "tf32"
+    if isinstance(config, (str, Config)):
+        chosen = NAMED_CONFIGS[config] if isinstance(config, str) else config
+    elif env.interpreting():
+        chosen = tuning.INTERPRETER
+    else:
+        key = tuning_key(x, weight, g, input_precision, silu)
+        chosen = tuning.known(key) or candidates(g, x.element_size())[0]
+    m, n, k = g.gemm()
+    return {"function": "tilelab.conv2d_bn_silu", "gemm": {"M": m, "N": n, "K": k}, "config": chosen.as_dict(),
+            "x_layout": _layout(x), "weight_layout": _layout(weight)}
+
+
+# -- autograd ----------------------------------------------------------------------------------------------
+
+
+def _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, g: ConvGeometry,
+                    precision, config, silu):
+    """Route through `torch.ops.tilelab.conv2d_bn_silu` (tilelab/library.py), whose backward recomputes the
+    forward with torch's own ops."""
+    if isinstance(config, Config):
+        raise contracts.ContractError(
+            "config must be a name (e.g. 'seed') when an input requires grad: the autograd op carries only "
+            "names; pass an explicit Config under torch.no_grad()")
+    import tilelab.library  # noqa: F401  registers the op on first use
+
+    return torch.ops.tilelab.conv2d_bn_silu(x, weight, bias, running_mean, running_var, bn_weight, bn_bias,
+                                            float(eps), list(g.stride), list(g.padding), list(g.dilation),
+                                            precision, config, silu)
+
+
+# -- inspection (kernel-inspect, compile tests) ------------------------------------------------------------
+
+_TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
+
+
+def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None = None,
+                      config: str | Config | None = None, kernel_size: int = 3):
+    """(kernel, signature, constexprs, attrs, config) for `triton.compiler.ASTSource`, as a launch on channels-last
+    x, weight and output would specialize it: their channel strides are 1 (constants), and pointers and the other
+    integers are known multiples of 16, as for 64-channel images."""
+    from tilelab.kernels.conv import conv2d_bn_silu_kernel
+
+    if dtype not in _TRITON_TYPE:
+        raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
+    if precision is not None and dtype != torch.float32:
+        raise contracts.ContractError("precision applies to float32 only")
+    geometry = ConvGeometry(32, 64, 56, 56, 64, kernel_size, kernel_size, (1, 1), (kernel_size // 2,) * 2, (1, 1))
+    found = candidates(geometry, torch.finfo(dtype).bits // 8)
+    if isinstance(config, str):  # a name, or a candidate's label
+        known = {**NAMED_CONFIGS, **{c.label(): c for c in found}}
+        contracts.require_choice(config, "config", known)
+        config = known[config]
+    config = config or found[0]
+    kernel = conv2d_bn_silu_kernel
+    pointer = "*" + _TRITON_TYPE[dtype]
+    signature = {"x_ptr": pointer, "w_ptr": pointer, "scale_ptr": "*fp32", "shift_ptr": "*fp32", "y_ptr": pointer}
+    unit = ("stride_xc", "stride_wc", "stride_yc")
+    for name in kernel.arg_names[5:]:
+        if name.isupper() and name not in ("BATCH", "C_IN", "H", "W", "C_OUT", "OH", "OW", "STRIDE_H", "STRIDE_W",
+                                           "PAD_H", "PAD_W", "DIL_H", "DIL_W"):
+            break
+        signature[name] = "constexpr" if name in unit else "i32"
+    constexprs = {name: 1 for name in unit}
+    constexprs.update(KH=kernel_size, KW=kernel_size, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
+                      BLOCK_K=config.block_k, GROUP_M=config.group_m,
+                      INPUT_PRECISION=(precision or "tf32"), OFFSETS_64=False, SILU=True)
+    signature.update({name: "constexpr" for name in constexprs if name not in unit})
+    aligned = ("x_ptr", "w_ptr", "y_ptr", "C_IN", "C_OUT", "stride_xn", "stride_xh", "stride_xw", "stride_wo",
+               "stride_wh", "stride_ww", "stride_yn", "stride_yh", "stride_yw")
+    attrs = {(kernel.arg_names.index(name),): [["tt.divisibility", 16]] for name in aligned}
+    return kernel, signature, constexprs, attrs, config

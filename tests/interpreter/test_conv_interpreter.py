@@ -1,0 +1,284 @@
+"""tilelab.conv2d_bn_silu against torch's three ops in float64 (on the interpreter without a GPU, else on it)."""
+
+import math
+
+import pytest
+import torch
+
+import tilelab
+from tests.helpers import randn
+from tilelab.ops import conv as conv_op
+from tilelab.reference import conv2d_bn_silu_reference, relative_error, tolerance
+
+GUARD = 257  # elements of NaN on each side of every output: a write outside it changes one
+
+
+@pytest.fixture
+def guarded_outputs(monkeypatch):
+    """Every output starts as NaN inside a NaN guard band: an element never written stays NaN and fails the
+    comparison, and a write past either end shows up in the guards (checked by `check_guards`)."""
+    real = conv_op._allocate_output
+    made = []
+
+    def guarded(x, geometry):
+        out = real(x, geometry)
+        storage = torch.full((out.numel() + 2 * GUARD,), float("nan"), dtype=out.dtype, device=out.device)
+        view = storage[GUARD:GUARD + out.numel()].as_strided(out.shape, out.stride())
+        made.append(storage)
+        return view
+
+    monkeypatch.setattr(conv_op, "_allocate_output", guarded)
+    return made
+
+
+def check_guards(made):
+    for storage in made:
+        assert torch.isnan(storage[:GUARD]).all() and torch.isnan(storage[-GUARD:]).all(), "write out of bounds"
+
+
+def make_problem(batch, c_in, h, w, c_out, kernel, dtype, device, rng, *, affine=True, conv_bias=True):
+    kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
+    x = randn((batch, c_in, h, w), dtype, device, rng)
+    weight = randn((c_out, c_in, kh, kw), dtype, device, rng) / math.sqrt(max(1, c_in * kh * kw))
+    params = {
+        "running_mean": randn((c_out,), torch.float32, device, rng),
+        "running_var": randn((c_out,), torch.float32, device, rng).abs() + 0.5,
+        "bn_weight": randn((c_out,), torch.float32, device, rng) if affine else None,
+        "bn_bias": randn((c_out,), torch.float32, device, rng) if affine else None,
+    }
+    bias = randn((c_out,), torch.float32, device, rng) if conv_bias else None
+    return x, weight, bias, params
+
+
+def assert_matches(y, x, weight, bias, params, *, precision=None, label="", **conv):
+    ref = conv2d_bn_silu_reference(x, weight, bias, **params, **conv)
+    assert tuple(y.shape) == tuple(ref.shape), f"{label}: shape {tuple(y.shape)}, expected {tuple(ref.shape)}"
+    assert y.dtype == x.dtype
+    err = relative_error(y, ref)
+    allowed = tolerance(x.dtype, precision)
+    assert err <= allowed, f"{label}: relative error {err:.3e} > {allowed:.1e}"
+
+
+GEOMETRIES = [
+    # batch, c_in, h, w, c_out, kernel, stride, padding, dilation
+    (1, 1, 1, 1, 1, 1, 1, 0, 1),  # one pixel, one channel
+    (1, 3, 7, 7, 5, 3, 1, 1, 1),  # RGB-like input, 3x3 "same"
+    (2, 17, 9, 11, 33, 3, 2, 1, 1),  # stride 2, nothing divides a tile
+    (1, 5, 12, 12, 7, 3, 1, 2, 2),  # dilated
+    (2, 40, 6, 6, 70, 3, 1, 1, 1),  # C_in longer than one K step: several channel runs per tap
+    (3, 7, 5, 13, 65, 1, 1, 0, 1),  # 1x1: a plain GEMM over pixels
+    (1, 4, 8, 9, 6, (3, 1), 1, (1, 0), 1),  # a non-square filter, padding per side
+    (1, 6, 5, 5, 9, 1, 3, 2, 1),  # padding wider than the filter: border pixels see only padding
+    (2, 3, 15, 15, 127, 5, (2, 3), 2, 1),  # 127 channels out, unequal strides
+]
+
+
+def _ids(g):
+    return "x".join(map(str, g[:5])) + f"-k{g[5]}-s{g[6]}-p{g[7]}-d{g[8]}"
+
+
+@pytest.mark.parametrize("geometry", GEOMETRIES, ids=[_ids(g) for g in GEOMETRIES])
+@pytest.mark.parametrize("dtype,precision", [(torch.float32, "tf32"), (torch.float32, "ieee"), (torch.float16, None)])
+def test_matches_float64(geometry, dtype, precision, device, rng, guarded_outputs):
+    batch, c_in, h, w, c_out, kernel, stride, padding, dilation = geometry
+    x, weight, bias, params = make_problem(batch, c_in, h, w, c_out, kernel, dtype, device, rng)
+    conv = {"stride": stride, "padding": padding, "dilation": dilation}
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, precision=precision, **conv)
+    assert_matches(y, x, weight, bias, params, precision=precision, label=_ids(geometry), **conv)
+    check_guards(guarded_outputs)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("geometry", GEOMETRIES, ids=[_ids(g) for g in GEOMETRIES])
+def test_bfloat16_matches_float64(geometry, device, rng, guarded_outputs):
+    batch, c_in, h, w, c_out, kernel, stride, padding, dilation = geometry
+    x, weight, bias, params = make_problem(batch, c_in, h, w, c_out, kernel, torch.bfloat16, device, rng)
+    conv = {"stride": stride, "padding": padding, "dilation": dilation}
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, **conv)
+    assert_matches(y, x, weight, bias, params, label=_ids(geometry), **conv)
+    check_guards(guarded_outputs)
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "weight_channels_last", "sliced", "cropped", "transposed_hw"])
+def test_any_strides(layout, device, rng, guarded_outputs):
+    x, weight, bias, params = make_problem(2, 12, 10, 9, 24, 3, torch.float16, device, rng)
+    if layout == "channels_last":
+        x = x.to(memory_format=torch.channels_last)
+    elif layout == "weight_channels_last":
+        weight = weight.to(memory_format=torch.channels_last)
+    elif layout == "sliced":  # every other channel of a wider tensor
+        x = randn((2, 24, 10, 9), torch.float16, device, rng)[:, ::2]
+    elif layout == "cropped":  # a window of a larger image
+        x = randn((2, 12, 14, 13), torch.float16, device, rng)[:, :, 2:12, 3:12]
+    else:  # H and W swapped in memory
+        x = randn((2, 12, 9, 10), torch.float16, device, rng).transpose(2, 3)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1)
+    assert_matches(y, x, weight, bias, params, label=layout, padding=1)
+    check_guards(guarded_outputs)
+    # The output keeps x's memory format, as torch's convolution does.
+    assert y.is_contiguous(memory_format=torch.channels_last) == (layout == "channels_last")
+
+
+@pytest.mark.parametrize("affine,conv_bias", [(False, True), (True, False), (False, False)])
+def test_optional_parameters(affine, conv_bias, device, rng, guarded_outputs):
+    x, weight, bias, params = make_problem(2, 6, 7, 7, 10, 3, torch.float32, device, rng, affine=affine,
+                                           conv_bias=conv_bias)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding="same", eps=1e-3, precision="ieee")
+    assert_matches(y, x, weight, bias, params, precision="ieee", padding="same", eps=1e-3)
+
+
+def test_without_silu_is_conv_and_batch_norm(device, rng, guarded_outputs):
+    x, weight, bias, params = make_problem(2, 6, 7, 7, 10, 3, torch.float32, device, rng)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, precision="ieee", silu=False)
+    assert_matches(y, x, weight, bias, params, precision="ieee", padding=1, silu=False)
+    assert (y < 0).any(), "SiLU alone would keep every value above -0.28"
+
+
+@pytest.mark.parametrize("config", ["seed", tilelab.Config(16, 16, 16, 1, num_warps=1, num_stages=1)],
+                         ids=["seed", "explicit"])
+def test_named_and_explicit_configs(config, device, rng, guarded_outputs):
+    x, weight, bias, params = make_problem(2, 20, 6, 6, 40, 3, torch.float16, device, rng)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=config)
+    assert_matches(y, x, weight, bias, params, padding=1)
+    check_guards(guarded_outputs)
+
+
+def test_padding_valid_and_same(device, rng):
+    x, weight, bias, params = make_problem(1, 4, 9, 9, 8, 5, torch.float32, device, rng)
+    same = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding="same", dilation=2, precision="ieee")
+    assert same.shape[-2:] == x.shape[-2:]
+    assert_matches(same, x, weight, bias, params, precision="ieee", padding="same", dilation=2)
+    valid = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding="valid", precision="ieee")
+    assert valid.shape[-2:] == (5, 5)
+
+
+def test_empty_batch_and_no_input_channels(device, rng):
+    x, weight, bias, params = make_problem(0, 4, 5, 5, 6, 3, torch.float16, device, rng)
+    assert tilelab.conv2d_bn_silu(x, weight, bias, **params).shape == (0, 6, 3, 3)
+    x, weight, bias, params = make_problem(2, 4, 5, 5, 0, 3, torch.float16, device, rng)
+    assert tilelab.conv2d_bn_silu(x, weight, bias, **params).shape == (2, 0, 3, 3)
+    # No input channels: the convolution is 0 everywhere, so each channel is SiLU(its shift).
+    x, weight, bias, params = make_problem(2, 0, 5, 5, 3, 3, torch.float32, device, rng)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, precision="ieee")
+    scale, shift = conv_op.fold_batch_norm(bias, params["running_mean"], params["running_var"],
+                                           params["bn_weight"], params["bn_bias"], 1e-5)
+    expected = torch.nn.functional.silu(shift).view(1, 3, 1, 1).expand(2, 3, 3, 3)
+    torch.testing.assert_close(y.cpu(), expected.cpu())
+
+
+def test_folding_the_batch_norm(device, rng):
+    """conv * scale + shift is batch_norm(conv + bias) for any conv value."""
+    _, _, bias, params = make_problem(1, 1, 1, 1, 5, 1, torch.float32, device, rng)
+    scale, shift = conv_op.fold_batch_norm(bias, params["running_mean"], params["running_var"], params["bn_weight"],
+                                           params["bn_bias"], 1e-5)
+    conv = randn((3, 5, 1, 1), torch.float64, device, rng)
+    expected = torch.nn.functional.batch_norm(conv + bias.double().view(1, 5, 1, 1), params["running_mean"].double(),
+                                              params["running_var"].double(), params["bn_weight"].double(),
+                                              params["bn_bias"].double(), training=False, eps=1e-5)
+    got = conv * scale.double().view(1, 5, 1, 1) + shift.double().view(1, 5, 1, 1)
+    torch.testing.assert_close(got, expected, rtol=1e-6, atol=1e-6)
+    assert scale.dtype == shift.dtype == torch.float32
+
+
+def test_describe_plan_names_the_implicit_gemm(device, rng):
+    x, weight, bias, params = make_problem(2, 6, 7, 9, 10, 3, torch.float16, device, rng)
+    plan = conv_op.describe_plan(x, weight, bias, **params, stride=2, padding=1)
+    assert plan["gemm"] == {"M": 2 * 4 * 5, "N": 10, "K": 9 * 6}
+    assert plan["x_layout"] == "nchw" and set(plan["config"]) >= {"block_m", "block_n", "block_k"}
+
+
+# -- errors ------------------------------------------------------------------------------------------------
+
+
+def _error_cases(device):
+    f16 = {"dtype": torch.float16, "device": device}
+    x = torch.randn(1, 4, 6, 6, **f16)
+    w = torch.randn(8, 4, 3, 3, **f16)
+    bn = {"running_mean": torch.zeros(8, device=device), "running_var": torch.ones(8, device=device)}
+    return [
+        ("x must be a torch.Tensor", tilelab.InputTypeError, (x.tolist(), w), bn),
+        ("x must be 4-D", tilelab.ShapeError, (x[0], w), bn),
+        ("weight must be 4-D", tilelab.ShapeError, (x, w[0]), bn),
+        ("grouped convolutions", tilelab.ShapeError, (x, w[:, :2]), bn),
+        ("x has dtype int32", tilelab.DTypeError, (x.to(torch.int32), w), bn),
+        ("operands must share one dtype", tilelab.DTypeError, (x, w.float()), bn),
+        ("x has dtype float64", tilelab.DTypeError, (x.double(), w.double()), bn),
+        ("bias must have shape \\(8,\\)", tilelab.ShapeError, (x, w, torch.zeros(7, device=device)), bn),
+        ("running_mean must be a torch.Tensor", tilelab.InputTypeError, (x, w), {**bn, "running_mean": None}),
+        ("running_var must have shape", tilelab.ShapeError, (x, w), {**bn, "running_var": torch.ones(8, 1)}),
+        ("bn_weight must be a floating-point", tilelab.DTypeError, (x, w),
+         {**bn, "bn_weight": torch.ones(8, dtype=torch.int64, device=device)}),
+        ("eps must be a finite number", tilelab.ContractError, (x, w), {**bn, "eps": -1.0}),
+        ("stride must be >= 1", tilelab.ContractError, (x, w), {**bn, "stride": 0}),
+        ("stride must be an int or a pair", tilelab.InputTypeError, (x, w), {**bn, "stride": 1.5}),
+        ("dilation must be an int or a pair", tilelab.InputTypeError, (x, w), {**bn, "dilation": (1, 2, 3)}),
+        ("padding must be >= 0", tilelab.ContractError, (x, w), {**bn, "padding": -1}),
+        ("padding must be an int, a pair", tilelab.ContractError, (x, w), {**bn, "padding": "full"}),
+        ("padding='same' needs stride 1", tilelab.ContractError, (x, w), {**bn, "padding": "same", "stride": 2}),
+        ("even filter extent", tilelab.ContractError, (x, torch.randn(8, 4, 2, 2, **f16)),
+         {**bn, "padding": "same"}),
+        ("does not fit", tilelab.ShapeError, (x, torch.randn(8, 4, 7, 7, **f16)), bn),
+        ("filter must be at least 1x1", tilelab.ShapeError, (x, torch.randn(8, 4, 0, 3, **f16)), bn),
+        ("precision='tf32' applies to float32", tilelab.ContractError, (x, w), {**bn, "precision": "tf32"}),
+        ("precision must be one of", tilelab.ContractError, (x.float(), w.float()), {**bn, "precision": "fast"}),
+        ("config must be one of", tilelab.ContractError, (x, w), {**bn, "config": "huge"}),
+        ("config must be None, a name", tilelab.InputTypeError, (x, w), {**bn, "config": 32}),
+        ("config.block_n must be a power of two", tilelab.ContractError, (x, w),
+         {**bn, "config": tilelab.Config(32, 48, 32)}),
+    ]
+
+
+@pytest.mark.parametrize("case", range(26))
+def test_bad_arguments_get_typed_errors(case, device):
+    match, error, args, kwargs = _error_cases(device)[case]
+    with pytest.raises(error, match=match):
+        tilelab.conv2d_bn_silu(*args, **kwargs)
+
+
+def test_error_case_count_matches():
+    assert len(_error_cases("cpu")) == 26
+
+
+# -- autograd ----------------------------------------------------------------------------------------------
+
+
+def test_gradients_match_float64(device, rng):
+    x, weight, bias, params = make_problem(2, 5, 6, 7, 8, 3, torch.float32, device, rng)
+    leaves = [t.requires_grad_() for t in (x, weight, bias, params["bn_weight"], params["bn_bias"])]
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, stride=(1, 2), padding=1, precision="ieee")
+    grad = randn(tuple(y.shape), torch.float32, device, rng)
+    y.backward(grad)
+    copies = [t.detach().cpu().double().requires_grad_() for t in leaves]
+    stats = [params[k].detach().cpu().double() for k in ("running_mean", "running_var")]
+    functional = torch.nn.functional
+    z = functional.conv2d(copies[0], copies[1], copies[2], stride=(1, 2), padding=1)
+    ref = functional.silu(functional.batch_norm(z, *stats, copies[3], copies[4], training=False, eps=1e-5))
+    ref.backward(grad.double().cpu())
+    for got, want, name in zip(leaves, copies, ("x", "weight", "bias", "bn_weight", "bn_bias"), strict=True):
+        assert relative_error(got.grad, want.grad) < 1e-5, name
+    assert params["running_mean"].grad is None
+
+
+def test_gradient_of_x_alone(device, rng):
+    x, weight, bias, params = make_problem(1, 3, 5, 5, 4, 3, torch.float32, device, rng)
+    x.requires_grad_()
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, precision="ieee")
+    y.sum().backward()
+    assert x.grad.shape == x.shape and weight.grad is None
+
+
+def test_explicit_config_objects_are_refused_with_grad(device, rng):
+    x, weight, bias, params = make_problem(1, 3, 5, 5, 4, 3, torch.float32, device, rng)
+    with pytest.raises(tilelab.ContractError, match="config must be a name"):
+        tilelab.conv2d_bn_silu(x.requires_grad_(), weight, bias, **params, config=tilelab.Config(16, 16, 16))
+
+
+def test_custom_op_passes_opcheck(device, rng):
+    import tilelab.library  # noqa: F401
+
+    x, weight, bias, params = make_problem(1, 3, 5, 5, 4, 3, torch.float32, device, rng)
+    x.requires_grad_()
+    weight.requires_grad_()
+    args = (x, weight, bias, params["running_mean"], params["running_var"], params["bn_weight"], params["bn_bias"],
+            1e-5, [1, 1], [1, 1], [1, 1], "ieee", None, True)
+    torch.library.opcheck(torch.ops.tilelab.conv2d_bn_silu.default, args)
