@@ -85,3 +85,19 @@ def test_torch_compile_traces_the_custom_op(rng):
                                                 params["bn_weight"], params["bn_bias"], 1e-5, [1, 1], [1, 1], [1, 1])
 
     assert_matches(block(x), x, weight, bias, params, padding=1, label="torch.compile")
+
+
+@pytest.mark.parametrize("channels_last", [True, False], ids=["channels_last", "nchw"])
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "no_affine"])
+def test_replays_serve_later_calls_with_new_tensors(channels_last, affine, rng):
+    """The second call with the same signature replays the first's launch; it must read the new tensors."""
+    conv_op._REPLAYS.clear()
+    for call in range(3):
+        x, weight, bias, params = make_problem(2, 24, 13, 11, 40, 3, torch.float16, "cuda", rng, affine=affine,
+                                               conv_bias=affine)
+        if channels_last:
+            x = x.to(memory_format=torch.channels_last)
+        y = tilelab.conv2d_bn_silu(x, weight, bias, **params, stride=2, padding=1)
+        assert len(conv_op._REPLAYS) == 1, "one signature, one recorded launch"
+        assert_matches(y, x, weight, bias, params, stride=2, padding=1, label=f"call {call}")
+        assert y.is_contiguous(memory_format=torch.channels_last) == channels_last

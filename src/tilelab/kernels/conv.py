@@ -1,7 +1,6 @@
 """A convolution, batch norm and SiLU in one kernel: the convolution computed as a matrix product (implicit GEMM).
 
-Only `@triton.jit` code lives here; `tilelab.ops.conv` checks the inputs, folds the batch norm into one
-scale and one shift per output channel, picks a tile and launches.
+Only `@triton.jit` code lives here; `tilelab.ops.conv` checks the inputs, picks a tile and launches.
 
 The product, without ever building it in memory:
 
@@ -14,6 +13,12 @@ A[m, k] is the input pixel that filter tap (r, s) of output pixel m lands on, x[
 ow*stride - pad + s*dil], or 0 where that falls in the padding around the image. B[k, n] is weight[n, c, r, s].
 "Implicit": A exists only as addresses. Each K step loads its [BLOCK_M, BLOCK_K] block of A straight from x,
 gathering one input pixel per row, so no im2col copy (KH*KW times the input) is ever written.
+
+The batch norm is folded per output channel inside the kernel, from its running statistics, so a call is one
+launch:
+
+    batch_norm(conv + bias) = conv * scale + shift
+    scale = gamma / sqrt(var + eps)        shift = beta + (bias - mean) * scale
 
 The K loop walks the taps outermost and the input channels innermost, in BLOCK_K runs that never cross a tap,
 so one K step reads one input pixel per row: with channels-last storage each row of the block is a contiguous
@@ -31,23 +36,26 @@ from tilelab.kernels.matmul import grouped_tile
 
 @triton.jit
 def conv2d_bn_silu_kernel(
-    x_ptr, w_ptr, scale_ptr, shift_ptr, y_ptr,
+    x_ptr, w_ptr, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, y_ptr,
     BATCH, C_IN, H, W, C_OUT, OH, OW,
     stride_xn, stride_xc, stride_xh, stride_xw,
     stride_wo, stride_wc, stride_wh, stride_ww,
     stride_yn, stride_yc, stride_yh, stride_yw,
     STRIDE_H, STRIDE_W, PAD_H, PAD_W, DIL_H, DIL_W,
+    EPS,
     KH: tl.constexpr, KW: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     OFFSETS_64: tl.constexpr,
     SILU: tl.constexpr,
+    HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
 ):
-    """y = SiLU(conv2d(x, w) * scale + shift), one BLOCK_M x BLOCK_N tile (pixels x output channels) per program.
+    """y = SiLU(batch_norm(conv2d(x, w) + bias)), one BLOCK_M x BLOCK_N tile (pixels x output channels) per program.
 
-    scale and shift are float32, one per output channel: the batch norm (and the convolution's bias) folded.
-    SILU=False stops after the shift (conv + batch norm), which tests use to see the two parts apart.
+    bias, mean, var, gamma and beta hold one value per output channel (any float dtype); without HAS_BIAS,
+    HAS_GAMMA or HAS_BETA that term is 0, 1 or 0 and its pointer is never read. SILU=False stops after the batch
+    norm, which tests use to see the two parts apart.
     """
     M = BATCH * OH * OW
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, C_OUT, BLOCK_M, BLOCK_N, GROUP_M)
@@ -91,9 +99,19 @@ def conv2d_bn_silu_kernel(
         b = tl.load(w_cols[None, :] + c[:, None] * stride_wc, mask=c_ok[:, None] & channel_ok[None, :], other=0.0)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
-    # The epilogue, on the float32 accumulator before the one rounding to y's dtype.
-    scale = tl.load(scale_ptr + channels, mask=channel_ok, other=0.0)
-    shift = tl.load(shift_ptr + channels, mask=channel_ok, other=0.0)
+    # The epilogue, on the float32 accumulator before the one rounding to y's dtype: the batch norm folded into
+    # one scale and one shift per channel (BLOCK_N values, computed by every program: a few instructions).
+    mean = tl.load(mean_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
+    var = tl.load(var_ptr + channels, mask=channel_ok, other=1.0).to(tl.float32)
+    scale = tl.rsqrt(var + EPS)
+    if HAS_GAMMA:
+        scale *= tl.load(gamma_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
+    shift = -mean
+    if HAS_BIAS:
+        shift += tl.load(bias_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
+    shift *= scale
+    if HAS_BETA:
+        shift += tl.load(beta_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
     z = acc * scale[None, :] + shift[None, :]
     if SILU:
         z = z * tl.sigmoid(z)
