@@ -7,6 +7,7 @@ import pytest
 
 from learning.walkthroughs import (
     alignment,
+    conv,
     descriptors,
     grouping,
     matmul,
@@ -180,3 +181,58 @@ def test_pingpong_walkthrough_computes_from_the_library(monkeypatch):
     # The answers follow the library: another threshold gives another verdict.
     monkeypatch.setattr(matmul_pingpong, "PINGPONG_MAX_K", 512)
     assert answers()[question.format("8192x8192x1024")] == "32 against 32: persistent"
+
+
+def test_conv_walkthrough_computes_from_the_library():
+    from learning.walkthroughs import TOPICS
+    from tilelab.ops.conv import ConvGeometry
+
+    text = _text(conv.build())
+    answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
+    tiny = ConvGeometry(1, 2, 4, 4, 3, 3, 3, (1, 1), (1, 1), (1, 1))
+    m, n, k = tiny.gemm()
+    assert answers["output size OH x OW: (H + 2*pad - dil*(KH - 1) - 1) // stride + 1"] == f"{tiny.oh} x {tiny.ow}"
+    assert answers["the GEMM's M: one row per output pixel, batch*OH*OW"] == str(m) == "16"
+    assert answers["... N: one column per output channel"] == str(n) == "3"
+    assert answers["... K: one term per tap and input channel, KH*KW*C_in"] == str(k) == "18"
+    resnet = ConvGeometry(32, 64, 56, 56, 64, 3, 3, (1, 1), (1, 1), (1, 1))
+    assert answers["ResNet-50's 32x64x56x56 input, 3x3 to 64 channels, pad 1: M, N, K"] == (
+        ", ".join(map(str, resnet.gemm())))
+    assert answers["... and of x itself"].endswith("A is 9x larger")
+    assert answers["row m = 5: image, oh, ow = m // (OH*OW), m // OW % OH, m % OW"] == "(0, 1, 1)"
+    assert answers["column k = 7: r, s, c"] == "(1, 0, 1)"
+    assert answers["lanes of each step that hold a channel"].startswith("2 of 16: 14 masked")
+    assert answers["A[5, 7] reads x[n, c, ih, iw], ih = oh*stride - pad + r*dil, iw likewise"] == "x[0, 1, 1, 0]"
+    assert "in the padding" in answers["A[0, 0]: pixel (0, 0, 0), tap (0, 0), channel 0"]
+    assert answers["entries of the 16 x 18 A that fall in the padding"] == "88"
+    assert answers["unfold's column for the kernel's k = 7: c*KH*KW + r*KW + s"] == "12"
+    assert answers["A gathered through the index arithmetic equals unfold's columns in that order"] == "True"
+    checked = next(line for line in text.splitlines() if line.startswith("checked: max |im2col @ W - conv2d|"))
+    differences = [float(part.split("=")[1].split()[0]) for part in checked.split(", ")]
+    assert len(differences) == 2 and max(differences) < 1e-12, checked
+    assert answers["scale = gamma / sqrt(var + eps)"] == f"{2 / (3 + 1e-5) ** 0.5:.6f}"
+    assert answers["shift = beta + (bias - mean) * scale"] == f"{0.5 - 0.75 * 2 / (3 + 1e-5) ** 0.5:.6f}"
+    for name in ("conv2d_bn_silu_kernel", "tilelab.conv2d_bn_silu", "kernel-bench --op conv2d_bn_silu",
+                 "results/h200-conv2d_bn_silu-summary.md", "unfold", "(c, r, s)"):
+        assert name in text, name
+    assert TOPICS[-1] == "conv"
+
+
+def test_conv_index_helpers_follow_the_kernel_order():
+    tiny = conv.geometry(conv.TINY)
+    assert [conv.tap_and_channel(k, tiny) for k in (0, 1, 2, 17)] == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (2, 2, 1)]
+    assert [conv.k_step(k, tiny, 16) for k in (0, 1, 2, 17)] == [(0, 0), (0, 1), (1, 0), (8, 1)]
+    assert conv.source(15, 17, tiny) == ((0, 1, 4, 4), False)  # the last pixel's last tap: past the corner
+    scale, shift = conv.fold(gamma=1.0, var=1.0, eps=0.0, beta=0.0, mean=0.0, bias=0.0)
+    assert (scale, shift) == (1.0, 0.0)
+    # A check with stride and dilation, where a wrong index mapping would not match torch.
+    check = conv.im2col_check(conv.geometry(dict(batch=2, c_in=3, h=7, w=6, c_out=4, kh=3, kw=2), stride=2, dil=2))
+    assert check["same_columns"] and max(check["explicit"], check["implicit"]) < 1e-12
+
+
+def test_explain_lists_every_topic():
+    from learning import explain
+    from learning.walkthroughs import TOPICS
+
+    listed = explain.__doc__.split("Topics:")[1].replace("\n", " ").strip().rstrip(".")
+    assert [topic.strip() for topic in listed.split(",")] == list(TOPICS)

@@ -1,0 +1,192 @@
+"""explain conv: a convolution as one matrix product (implicit GEMM), its index mapping, and the folded batch norm."""
+
+from __future__ import annotations
+
+import math
+
+from .script import Script
+
+# The tiny example: 1 image, 2 input channels, 4x4 pixels, a 3x3 filter to 3 output channels, padding 1, stride 1.
+TINY = dict(batch=1, c_in=2, h=4, w=4, c_out=3, kh=3, kw=3)
+# ResNet-50's first 3x3 layer at batch 32 (kernel-bench's 32x64x56x56x64x3x1 case).
+RESNET = dict(batch=32, c_in=64, h=56, w=56, c_out=64, kh=3, kw=3)
+FP16_BYTES = 2
+
+# One output channel's batch norm, and one accumulator value to push through the epilogue.
+BN = dict(gamma=2.0, var=3.0, eps=1e-5, beta=0.5, mean=1.0, bias=0.25)
+ACC = 1.0
+
+
+def geometry(sizes: dict, stride: int = 1, pad: int = 1, dil: int = 1):
+    """The library's own description of a call: tilelab.ops.conv.ConvGeometry (.oh, .ow, .gemm())."""
+    from tilelab.ops.conv import ConvGeometry
+
+    return ConvGeometry(**sizes, stride=(stride, stride), padding=(pad, pad), dilation=(dil, dil))
+
+
+def block_k(g) -> int:
+    """The K step of the library's first fp16 candidate tile for this layer (tilelab.ops.conv.candidates)."""
+    from tilelab.ops.conv import candidates
+
+    return candidates(g, FP16_BYTES)[0].block_k
+
+
+def pixel(m: int, g) -> tuple[int, int, int]:
+    """Row m of A -> (image, oh, ow), as the kernel computes it."""
+    return m // (g.oh * g.ow), (m // g.ow) % g.oh, m % g.ow
+
+
+def tap_and_channel(k: int, g) -> tuple[int, int, int]:
+    """Column k of A -> (r, s, c) in the kernel's order: taps (r, s) outermost, input channels innermost."""
+    tap, c = divmod(k, g.c_in)
+    r, s = divmod(tap, g.kw)
+    return r, s, c
+
+
+def unfold_column(r: int, s: int, c: int, g) -> int:
+    """Where torch.nn.functional.unfold puts tap (r, s) of channel c: channel outermost, (c, r, s)."""
+    return (c * g.kh + r) * g.kw + s
+
+
+def k_step(k: int, g, bk: int) -> tuple[int, int]:
+    """(K step, lane) of column k in the kernel's loop: runs of bk channels that never cross a tap."""
+    tap, c = divmod(k, g.c_in)
+    return tap * math.ceil(g.c_in / bk) + c // bk, c % bk
+
+
+def source(m: int, k: int, g) -> tuple[tuple[int, int, int, int], bool]:
+    """The x[n, c, ih, iw] that A[m, k] reads, and whether it is inside the image (outside: masked, 0)."""
+    n, oh, ow = pixel(m, g)
+    r, s, c = tap_and_channel(k, g)
+    ih = oh * g.stride[0] - g.padding[0] + r * g.dilation[0]
+    iw = ow * g.stride[1] - g.padding[1] + s * g.dilation[1]
+    return (n, c, ih, iw), 0 <= ih < g.h and 0 <= iw < g.w
+
+
+def im2col_check(g, seed: int = 0) -> dict:
+    """Float64 on the CPU: the explicit im2col (unfold) product, and A gathered through source(), against conv2d."""
+    import torch
+    import torch.nn.functional as F
+
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(g.batch, g.c_in, g.h, g.w, generator=generator, dtype=torch.float64)
+    w = torch.randn(g.c_out, g.c_in, g.kh, g.kw, generator=generator, dtype=torch.float64)
+    conv = F.conv2d(x, w, stride=g.stride, padding=g.padding, dilation=g.dilation)
+    reference = conv.permute(0, 2, 3, 1).reshape(-1, g.c_out)  # C[m, n]: pixel m, output channel n
+
+    cols = F.unfold(x, (g.kh, g.kw), dilation=g.dilation, padding=g.padding, stride=g.stride)  # [batch, K, OH*OW]
+    im2col = cols.transpose(1, 2).reshape(-1, cols.shape[1])  # [M, K], K in (c, r, s) order
+    explicit = im2col @ w.reshape(g.c_out, -1).T
+
+    m_size, _, k_size = g.gemm()
+    a = torch.zeros(m_size, k_size, dtype=torch.float64)
+    padding = 0
+    for m in range(m_size):
+        for k in range(k_size):
+            (n, c, ih, iw), inside = source(m, k, g)
+            if inside:
+                a[m, k] = x[n, c, ih, iw]
+            padding += not inside
+    b = w.permute(2, 3, 1, 0).reshape(k_size, g.c_out)  # B[k, n] = w[n, c, r, s], k in the kernel's (r, s, c)
+    order = [unfold_column(*tap_and_channel(k, g), g) for k in range(k_size)]
+    return {"explicit": (explicit - reference).abs().max().item(),
+            "implicit": (a @ b - reference).abs().max().item(),
+            "same_columns": torch.equal(a, im2col[:, order]), "padding": padding}
+
+
+def fold(gamma: float, var: float, eps: float, beta: float, mean: float, bias: float) -> tuple[float, float]:
+    """batch_norm(acc + bias) = acc * scale + shift, per output channel."""
+    scale = gamma / math.sqrt(var + eps)
+    return scale, beta + (bias - mean) * scale
+
+
+def silu(z: float) -> float:
+    return z / (1.0 + math.exp(-z))
+
+
+def torch_epilogue(acc: float, gamma, var, eps, beta, mean, bias) -> float:
+    """torch's three ops on one value: bias add, batch_norm(training=False), silu."""
+    import torch
+    import torch.nn.functional as F
+
+    one = lambda v: torch.tensor([v], dtype=torch.float64)  # noqa: E731
+    y = F.batch_norm(torch.tensor([[acc + bias]], dtype=torch.float64), one(mean), one(var), one(gamma), one(beta),
+                     training=False, eps=eps)
+    return F.silu(y).item()
+
+
+def build() -> Script:
+    from tilelab.ops.conv import SEED
+
+    g = geometry(TINY)
+    s = Script("conv: a convolution as one matrix product (implicit GEMM), traced")
+    s.say("y[n, o, oh, ow] = sum over c, r, s of  w[o, c, r, s] * x[n, c, ih, iw]")
+    s.say("    with ih = oh*stride - pad + r*dil, iw = ow*stride - pad + s*dil (x is 0 outside the image)")
+    s.say("x: 1 image, 2 channels, 4x4 pixels; w: 3 filters of 2 x 3x3; padding 1, stride 1 (ConvGeometry).")
+    s.ask("output size OH x OW: (H + 2*pad - dil*(KH - 1) - 1) // stride + 1", f"{g.oh} x {g.ow}")
+    m, n, k = g.gemm()
+    s.ask("the GEMM's M: one row per output pixel, batch*OH*OW", m)
+    s.ask("... N: one column per output channel", n)
+    s.ask("... K: one term per tap and input channel, KH*KW*C_in", k)
+    s.say(f"Row m of A holds the {k} input values under pixel m's filter window; column n of B is filter n.")
+    s.say("Copying the windows out (im2col) makes A real: every input value lands in up to KH*KW rows.")
+    big = geometry(RESNET)
+    bm, bn, bk = big.gemm()
+    a_bytes, x_bytes = bm * bk * FP16_BYTES, big.batch * big.c_in * big.h * big.w * FP16_BYTES
+    s.ask("ResNet-50's 32x64x56x56 input, 3x3 to 64 channels, pad 1: M, N, K", f"{bm}, {bn}, {bk}")
+    s.ask("bytes of its explicit fp16 im2col A (M*K*2)", f"{a_bytes:,} ({a_bytes / 2**20:.2f} MiB)")
+    s.ask("... and of x itself", f"{x_bytes:,} ({x_bytes / 2**20:.2f} MiB): A is {a_bytes / x_bytes:g}x larger")
+    s.say("Implicit: that matrix is never written. Each K step loads its block of A straight from x, by address.\n")
+
+    s.say("Which input value is A[m, k]? The kernel's own index arithmetic, in Python:")
+    s.ask("row m = 5: image, oh, ow = m // (OH*OW), m // OW % OH, m % OW", pixel(5, g))
+    s.say("The kernel walks K taps outermost, channels innermost: tap = k // C_in, (r, s) = divmod(tap, KW),")
+    s.say("c = k % C_in. Channels come in runs of BLOCK_K that never cross a tap: one input pixel per row and step.")
+    r, s_, c = tap_and_channel(7, g)
+    s.ask("column k = 7: r, s, c", (r, s_, c))
+    tiny_bk = block_k(g)
+    steps = k_step(k - 1, g, tiny_bk)[0] + 1
+    live = min(g.c_in, tiny_bk)
+    s.ask(f"K steps with BLOCK_K={tiny_bk} (the library's K step for C_in={g.c_in})", steps)
+    s.ask("lanes of each step that hold a channel", f"{live} of {tiny_bk}: {tiny_bk - live} masked, loading 0")
+    big_bk = block_k(big)
+    s.ask(f"the ResNet layer, C_in={big.c_in}, BLOCK_K={big_bk}: K steps, masked lanes",
+          f"{k_step(bk - 1, big, big_bk)[0] + 1}, {big_bk - min(big.c_in, big_bk)}")
+    (xn, xc, ih, iw), inside = source(5, 7, g)
+    s.ask("A[5, 7] reads x[n, c, ih, iw], ih = oh*stride - pad + r*dil, iw likewise",
+          f"x[{xn}, {xc}, {ih}, {iw}]" + ("" if inside else ": padding"))
+    (xn, xc, ih, iw), inside = source(0, 0, g)
+    s.ask("A[0, 0]: pixel (0, 0, 0), tap (0, 0), channel 0",
+          f"x[{xn}, {xc}, {ih}, {iw}]: " + ("inside" if inside else "in the padding, masked: reads 0"))
+    check = im2col_check(g)
+    s.ask(f"entries of the {m} x {k} A that fall in the padding", check["padding"])
+    s.say("\nChecked with torch, float64 on the CPU: torch.nn.functional.unfold builds the explicit im2col A, but")
+    s.say("orders K as (c, r, s), channel outermost; the kernel's order is (r, s, c). Same columns, permuted:")
+    s.ask("unfold's column for the kernel's k = 7: c*KH*KW + r*KW + s", unfold_column(r, s_, c, g))
+    s.ask("A gathered through the index arithmetic equals unfold's columns in that order", check["same_columns"])
+    s.say(f"checked: max |im2col @ W - conv2d| = {check['explicit']:.1e}, "
+          f"max |A @ B - conv2d| (kernel order) = {check['implicit']:.1e}\n")
+
+    s.say("The epilogue: on the float32 accumulator, before the one store of y.")
+    s.say("batch_norm(acc + bias) = gamma * (acc + bias - mean) / sqrt(var + eps) + beta = acc * scale + shift")
+    s.say("One output channel: " + ", ".join(f"{name}={value:g}" for name, value in BN.items()))
+    scale, shift = fold(**BN)
+    z = ACC * scale + shift
+    s.ask("scale = gamma / sqrt(var + eps)", f"{scale:.6f}")
+    s.ask("shift = beta + (bias - mean) * scale", f"{shift:.6f}")
+    s.ask(f"acc = {ACC}: z = acc * scale + shift", f"{z:.6f}")
+    s.ask("SiLU: z * sigmoid(z)", f"{silu(z):.6f}")
+    s.say(f"checked: torch's bias add, batch_norm(training=False) and silu differ by "
+          f"{abs(torch_epilogue(ACC, **BN) - silu(z)):.1e}")
+    s.say("Training-mode batch norm cannot fold this way: its mean and variance are those of the very output being")
+    s.say("computed, unknown until every pixel of it exists; inference uses running statistics, known beforehand.\n")
+
+    s.say("The code: conv2d_bn_silu_kernel in src/tilelab/kernels/conv.py, one program per BLOCK_M x BLOCK_N tile")
+    s.say("(pixels x output channels), launched by tilelab.conv2d_bn_silu; measure: kernel-bench --op conv2d_bn_silu.")
+    s.say("On the H200 (results/h200-conv2d_bn_silu-summary.md), fp16: geometric mean 1.49x torch's three ops over")
+    s.say("ten CNN layers; the 7x7x512 layer 0.99x, the ragged 7x33x31x29x65 layer 0.98x.")
+    s.ask("float32 x and w, no precision given: what does tl.dot use?", "tf32, on tensor cores ('ieee' opts out)")
+    s.say(f"The seed chapter's trap: its fused convolution (config='seed' keeps its {SEED.block_m}x{SEED.block_n}x"
+          f"{SEED.block_k} tile) asked tl.dot")
+    s.say("for IEEE float32 products, which tensor cores do not compute, and so lost them; tilelab's default is tf32.")
+    return s
