@@ -23,6 +23,8 @@ _LAZY = {
     "matmul": ("tilelab.ops.matmul", "matmul"),
     "scaled_matmul": ("tilelab.ops.scaled_matmul", "scaled_matmul"),
     "conv2d_bn_silu": ("tilelab.ops.conv", "conv2d_bn_silu"),
+    "softmax": ("tilelab.ops.rows", "softmax"),
+    "rmsnorm": ("tilelab.ops.rows", "rmsnorm"),
     "pretune": ("tilelab.ops.matmul", "pretune"),
     "pretune_scaled": ("tilelab.ops.scaled_matmul", "pretune_scaled"),
     "Config": ("tilelab.tuning", "Config"),
@@ -44,8 +46,10 @@ __all__ = [
     "matmul",
     "pretune",
     "pretune_scaled",
+    "rmsnorm",
     "rows_aligned",
     "scaled_matmul",
+    "softmax",
     "to_aligned",
 ]
 

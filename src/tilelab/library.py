@@ -1,4 +1,5 @@
-"""tilelab's ops registered with torch.library: `torch.ops.tilelab.matmul` and `torch.ops.tilelab.conv2d_bn_silu`.
+"""tilelab's ops registered with torch.library: `torch.ops.tilelab.matmul`, `.conv2d_bn_silu`, `.softmax`, `.rmsnorm`
+and `.residual_rmsnorm`.
 
 The custom op carries a fake (meta) implementation, so torch.compile can
 trace through it, and a backward, so autograd works:
@@ -117,3 +118,115 @@ def _conv_backward(ctx, grad):
 
 
 conv2d_bn_silu.register_autograd(_conv_backward, setup_context=_conv_setup_context)
+
+
+# -- row ops -----------------------------------------------------------------------------------------------
+# Forwards are tilelab's row kernels; backwards are written with torch's ops (softmax's in closed form,
+# RMSNorm's by recomputing the forward in float32 and differentiating it).
+
+
+@torch.library.custom_op("tilelab::softmax", mutates_args=())
+def softmax(x: torch.Tensor, dim: int) -> torch.Tensor:
+    from tilelab.ops import rows
+
+    return rows.softmax(x, dim)
+
+
+@softmax.register_fake
+def _(x, dim):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+def _softmax_setup_context(ctx, inputs, output):
+    ctx.dim = inputs[1]
+    ctx.save_for_backward(output)
+
+
+def _softmax_backward(ctx, grad):
+    (y,) = ctx.saved_tensors
+    y32, g32 = y.float(), grad.float()
+    # d softmax: y * (dy - sum(dy * y)) along the softmax's dimension.
+    return (y32 * (g32 - (g32 * y32).sum(ctx.dim, keepdim=True))).to(y.dtype), None
+
+
+softmax.register_autograd(_softmax_backward, setup_context=_softmax_setup_context)
+
+
+def _rmsnorm_in_torch(x, weight, eps):
+    h = x.float()
+    y = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    return y * weight.float() if weight is not None else y
+
+
+@torch.library.custom_op("tilelab::rmsnorm", mutates_args=())
+def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None, eps: float) -> torch.Tensor:
+    from tilelab.ops import rows
+
+    return rows.rmsnorm(x, weight, eps)
+
+
+@rmsnorm.register_fake
+def _(x, weight, eps):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+def _rmsnorm_setup_context(ctx, inputs, output):
+    x, weight, eps = inputs
+    ctx.eps = eps
+    ctx.save_for_backward(x, weight)
+
+
+def _rmsnorm_backward(ctx, grad):
+    x, weight = ctx.saved_tensors
+    x_ = x.detach().requires_grad_(ctx.needs_input_grad[0])
+    w_ = None if weight is None else weight.detach().requires_grad_(ctx.needs_input_grad[1])
+    wanted = [t for t in (x_, w_) if t is not None and t.requires_grad]
+    with torch.enable_grad():
+        y = _rmsnorm_in_torch(x_, w_, ctx.eps)
+        grads = iter(torch.autograd.grad(y, wanted, grad.float()) if wanted else ())
+    dx, dw = (next(grads).to(t.dtype) if t is not None and t.requires_grad else None for t in (x_, w_))
+    return dx, dw, None
+
+
+rmsnorm.register_autograd(_rmsnorm_backward, setup_context=_rmsnorm_setup_context)
+
+
+@torch.library.custom_op("tilelab::residual_rmsnorm", mutates_args=())
+def residual_rmsnorm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor | None,
+                     eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+    from tilelab.ops import rows
+
+    return rows.rmsnorm(x, weight, eps, residual)
+
+
+@residual_rmsnorm.register_fake
+def _(x, residual, weight, eps):
+    return torch.empty_like(x, memory_format=torch.contiguous_format), torch.empty_like(
+        x, memory_format=torch.contiguous_format)
+
+
+def _residual_setup_context(ctx, inputs, output):
+    x, residual, weight, eps = inputs
+    ctx.eps = eps
+    ctx.save_for_backward(output[1], weight)  # h = x + residual: the norm's input
+
+
+def _residual_backward(ctx, grad_y, grad_h):
+    h, weight = ctx.saved_tensors
+    needs_x = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+    h_ = h.detach().requires_grad_(needs_x)
+    w_ = None if weight is None else weight.detach().requires_grad_(ctx.needs_input_grad[2])
+    wanted = [t for t in (h_, w_) if t is not None and t.requires_grad]
+    with torch.enable_grad():
+        y = _rmsnorm_in_torch(h_, w_, ctx.eps)
+        grads = iter(torch.autograd.grad(y, wanted, grad_y.float()) if wanted else ())
+    dh, dw = (next(grads) if t is not None and t.requires_grad else None for t in (h_, w_))
+    if dh is not None and grad_h is not None:
+        dh = dh + grad_h.float()  # h is also an output: the next layer's gradient flows into it
+    dh = None if dh is None else dh.to(h.dtype)
+    dx = dh if ctx.needs_input_grad[0] else None
+    dr = dh if ctx.needs_input_grad[1] else None
+    return dx, dr, None if dw is None else dw.to(weight.dtype), None
+
+
+residual_rmsnorm.register_autograd(_residual_backward, setup_context=_residual_setup_context)

@@ -56,3 +56,17 @@ def conv2d_bn_silu_reference(x, weight, bias=None, *, running_mean, running_var,
     z = torch.nn.functional.batch_norm(z, f64(running_mean), f64(running_var), f64(bn_weight), f64(bn_bias),
                                        training=False, eps=eps)
     return torch.nn.functional.silu(z) if silu else z
+
+
+def softmax_reference(x, dim=-1) -> torch.Tensor:
+    """torch.softmax of the exact input values in float64 on the CPU."""
+    return torch.softmax(x.detach().to("cpu", torch.float64), dim)
+
+
+def rmsnorm_reference(x, weight=None, eps=1e-6, residual=None) -> torch.Tensor:
+    """RMSNorm over the last dimension in float64 on the CPU, of x + residual when a residual is given."""
+    h = x.detach().to("cpu", torch.float64)
+    if residual is not None:
+        h = h + residual.detach().to("cpu", torch.float64)
+    y = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    return y * weight.detach().to("cpu", torch.float64) if weight is not None else y
