@@ -10,6 +10,7 @@
     kernel-inspect --path pingpong --batch                           # a batch: 3-D descriptors
     kernel-inspect --path descriptor --row-classes 8                 # A's rows off sectors, read in 8 classes
     kernel-inspect --path persistent --batch --row-classes 8         # ... and a batch's, in 4-D
+    kernel-inspect --op conv2d_bn_silu --target sm_90                # conv + batch norm + SiLU (implicit GEMM)
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -37,16 +38,19 @@ def parser() -> argparse.ArgumentParser:
                     "spills, shared memory.",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul"],
-                   help="matmul, or scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent)")
+    p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul", "conv2d_bn_silu"],
+                   help="matmul, scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent), or "
+                        "conv2d_bn_silu (convolution + inference batch norm + SiLU, one implicit-GEMM kernel, "
+                        "inspected with a 3x3 filter on channels-last 64-channel images)")
     p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
-                                      "registers", "pingpong"],
+                                      "registers", "pingpong", "implicit-gemm"],
                    help="matmul's kernel (default descriptor); persistent, splitk*, registers (tf32) and "
                         "pingpong (fp16/bf16) are the Hopper kernels (the last two in Gluon, sm_90 only); "
                         "split-K loads through pointers (splitk) under 256 rows of C, through TMA "
-                        "(splitk-descriptor) from 256 rows")
+                        "(splitk-descriptor) from 256 rows; conv2d_bn_silu has one, implicit-gemm (implied)")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
-                   help="matmul: float16 (default), bfloat16, float32; scaled_matmul: float8_e4m3fn (implied)")
+                   help="matmul and conv2d_bn_silu: float16 (default), bfloat16, float32; scaled_matmul: "
+                        "float8_e4m3fn (implied)")
     p.add_argument("--precision", choices=["tf32", "tf32x3", "ieee"], help="float32 only (default tf32)")
     p.add_argument("--accumulate", choices=["fast", "promoted"],
                    help="scaled_matmul only: use_fast_accum=True (fast, default) or False (promoted)")
@@ -65,7 +69,8 @@ def parser() -> argparse.ArgumentParser:
                    help="pointer/descriptor: a named config (e.g. fixed) or a tuning candidate's label (e.g. "
                         "128x192x64-g8-w4-s4, a wide tile); Hopper kernels: a candidate's label "
                         "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
-                        "128x64x32-w4-s6); default: the first tuning candidate")
+                        "128x64x32-w4-s6); conv2d_bn_silu: seed, interpreter or a candidate's label (e.g. "
+                        "128x128x64-g8-w8-s3); default: the first tuning candidate")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")
@@ -113,12 +118,16 @@ def print_census(result) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from tilelab.inspect.compile import CONV_KERNEL_SIZE
+
     c = result.census
     cfg = result.config
     title = (f"{result.kernel} for {result.target}: {result.dtype}"
              + (f" ({result.precision})" if result.dtype == "float32" else "")
              + (f" ({result.accumulate} accumulation)" if result.accumulate else "")
-             + f", B stored [{'N, K' if result.b_layout == 'nk' else 'K, N'}]"
+             + (f", a {CONV_KERNEL_SIZE}x{CONV_KERNEL_SIZE} filter as an implicit GEMM (x, weight, y channels-last; "
+                "B = weight [N, K], K-major)" if result.op == "conv2d_bn_silu"
+                else f", B stored [{'N, K' if result.b_layout == 'nk' else 'K, N'}]")
              + (", a batch (3-D descriptors)" if result.batched else "")
              + (f", A's rows in {result.row_classes} classes (A and C {4 if result.batched else 3}-D)"
                 if result.row_classes > 1 else "")

@@ -16,20 +16,23 @@ class Inspection:
     op: str
     path: str
     dtype: str
-    precision: str | None  # the dot precision; None for scaled_matmul (fp8 has no choice)
+    precision: str | None  # the dot precision (matmul, conv2d_bn_silu); None for scaled_matmul (fp8 has no choice)
     config: dict
     target: str
     stages: dict  # stage name -> text (bytes for the cubin)
     metadata: dict
     census: dict
     accumulate: str | None = None  # scaled_matmul: "fast" or "promoted" (use_fast_accum True / False)
-    b_layout: str = "kn"  # B as stored: "kn" ([K, N] rows) or "nk" ([N, K] rows, K-major)
+    b_layout: str = "kn"  # B as stored: "kn" ([K, N] rows) or "nk" ([N, K] rows, K-major; conv2d_bn_silu's weight)
     batched: bool = False  # a batch with an A and a B per entry: 3-D descriptors
     row_classes: int = 1  # descriptor/persistent: A's rows read in classes (`tilelab.ops.matmul.row_classes`)
 
 
-OPS = ("matmul", "scaled_matmul")
+OPS = ("matmul", "scaled_matmul", "conv2d_bn_silu")
 MATMUL_DTYPES = ("float16", "bfloat16", "float32")
+CONV_DTYPES = MATMUL_DTYPES  # conv2d_bn_silu's input dtypes (`tilelab.ops.conv.INPUT_DTYPES`)
+CONV_PATH = "implicit-gemm"  # conv2d_bn_silu's one kernel: the convolution as an implicit GEMM
+CONV_KERNEL_SIZE = 3  # conv2d_bn_silu is inspected with a 3x3 filter on channels-last 64-channel images
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
 TMA_PATHS = ("descriptor", "persistent", "splitk-descriptor")  # the paths that can read a K-major B as stored
@@ -39,12 +42,18 @@ INSPECTED_BATCH = 8  # matrices per operand when `--batch` compiles a batch
 
 
 def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
-            accumulate: str | None, b_layout: str | None = None) -> tuple[str, str, str | None, str]:
-    """(path, dtype, accumulate, b_layout) after defaults; ValueError for a combination that means nothing."""
+            accumulate: str | None, b_layout: str | None = None, batched: bool = False,
+            row_classes: int = 1) -> tuple[str, str, str | None, str]:
+    """(path, dtype, accumulate, b_layout) after defaults; ValueError for a combination that means nothing.
+
+    batched and row_classes are checked here for conv2d_bn_silu only (inspect_kernel checks them for the others).
+    """
     from tilelab.inspect import hopper
 
     if b_layout not in (None, *B_LAYOUTS):
         raise ValueError(f"--b-layout is kn ([K, N] rows) or nk ([N, K] rows), not {b_layout!r}")
+    if op == "conv2d_bn_silu":
+        return _resolve_conv(path, dtype, precision, accumulate, b_layout, batched, row_classes)
     if op == "scaled_matmul":
         if dtype not in (None, FP8_DTYPE):
             raise ValueError(f"scaled_matmul takes --dtype {FP8_DTYPE} only, not {dtype}")
@@ -75,12 +84,40 @@ def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
     if accumulate is not None:
         raise ValueError("--accumulate applies to --op scaled_matmul only")
     path = path or "descriptor"
+    if path == CONV_PATH:
+        raise ValueError(f"--path {CONV_PATH} is conv2d_bn_silu's implicit GEMM: --op conv2d_bn_silu")
     if path not in ("pointer", "descriptor", *hopper.MATMUL_PATHS):
         raise ValueError(f"unknown path {path!r}")
     if b_layout == "nk" and path not in TMA_PATHS:
         raise ValueError(f"--b-layout nk needs a path that reads B through tensor descriptors "
                          f"({', '.join(TMA_PATHS)}); --path {path} is inspected with B stored [K, N]")
     return path, dtype, None, b_layout or "kn"
+
+
+def _resolve_conv(path: str | None, dtype: str | None, precision: str | None, accumulate: str | None,
+                  b_layout: str | None, batched: bool, row_classes: int) -> tuple[str, str, None, str]:
+    """conv2d_bn_silu: one kernel (the implicit GEMM), float16/bfloat16/float32, a precision for float32 only.
+    Its B is the weight, inspected channels-last: [C_out, KH*KW*C_in] rows, K-major ("nk"), not a choice."""
+    if path not in (None, CONV_PATH):
+        raise ValueError(f"conv2d_bn_silu has one kernel, the implicit GEMM (--path {CONV_PATH}): leave --path out, "
+                         f"not --path {path}")
+    dtype = dtype or "float16"
+    if dtype not in CONV_DTYPES:
+        raise ValueError(f"conv2d_bn_silu takes --dtype {', '.join(CONV_DTYPES)}, not {dtype}")
+    if precision is not None and dtype != "float32":
+        raise ValueError("--precision applies to --dtype float32 only")
+    if accumulate is not None:
+        raise ValueError("--accumulate applies to --op scaled_matmul only")
+    if b_layout is not None:
+        raise ValueError("--b-layout applies to the matmuls only: conv2d_bn_silu's B is its weight, inspected "
+                         "channels-last ([C_out, KH*KW*C_in] rows, K-major)")
+    if batched:
+        raise ValueError("--batch applies to --op matmul only: conv2d_bn_silu's batch is the images' (rows of "
+                         "its implicit GEMM), one launch")
+    if row_classes != 1:
+        raise ValueError("--row-classes applies to --op matmul only (descriptor or persistent path), not "
+                         "conv2d_bn_silu")
+    return CONV_PATH, dtype, None, "nk"
 
 
 def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
@@ -94,6 +131,10 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
                    FP8_DTYPE: getattr(torch, FP8_DTYPE, None)}[dtype]
     if op == "scaled_matmul":
         return hopper.kernel_source("fp8", torch_dtype, None, config, accumulate)
+    if op == "conv2d_bn_silu":
+        from tilelab.ops import conv as conv_op
+
+        return conv_op.inspection_source(torch_dtype, precision, config, kernel_size=CONV_KERNEL_SIZE)
     b_k_major = b_layout == "nk"
     if path in hopper.MATMUL_PATHS:
         return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major,
@@ -110,7 +151,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
                    precision: str | None = None, config: str | None = None, target: str = "sm_90",
                    accumulate: str | None = None, b_layout: str | None = None, batched: bool = False,
                    row_classes: int = 1) -> Inspection:
-    """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8).
+    """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8;
+    conv2d_bn_silu: implicit-gemm, float16).
 
     b_layout: B as stored, "kn" ([K, N] rows; matmul's default) or "nk" ([N, K] rows, K-major).
     batched: as a batch of INSPECTED_BATCH products with an A and a B per entry (3-D descriptors); the
@@ -118,7 +160,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     """
     import triton
 
-    path, dtype, accumulate, b_layout = resolve(op, path, dtype, precision, accumulate, b_layout)
+    path, dtype, accumulate, b_layout = resolve(op, path, dtype, precision, accumulate, b_layout, batched,
+                                                row_classes)
     if row_classes != 1 and (op != "matmul" or path not in CLASS_PATHS or dtype == "float32"):
         raise ValueError(f"--row-classes inspects matmul's {' or '.join(CLASS_PATHS)} path in float16 or bfloat16 "
                          f"(A's rows read in classes), not --op {op} --path {path} --dtype {dtype}")
@@ -149,7 +192,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     }
     result = Inspection(
         kernel=compiled.metadata.name, op=op, path=path, dtype=dtype,
-        precision=precision or ("tf32" if op == "matmul" else None),
+        precision=precision or ("tf32" if op in ("matmul", "conv2d_bn_silu") else None),
         config=chosen.as_dict(), target=targets.label(gpu_target), stages=stages, metadata=metadata, census={},
         accumulate=accumulate, b_layout=b_layout, batched=batched, row_classes=row_classes,
     )

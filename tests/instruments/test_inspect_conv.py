@@ -1,0 +1,90 @@
+"""kernel-inspect --op conv2d_bn_silu: the implicit-GEMM convolution compiled for sm_90 and sm_80, no GPU needed.
+
+The convolution gathers one input pixel per row of A, so its operands reach shared memory through per-thread
+async copies (cp.async), not TMA; the tensor cores are Hopper's wgmma on sm_90 and mma.sync on sm_80.
+"""
+
+import json
+
+import pytest
+
+from tests.instruments.helpers import run_tool
+from tilelab.inspect import compile as compiler
+
+
+def inspect(tmp_path, *args):
+    done = run_tool("tilelab.inspect", "--json", "--output", str(tmp_path), "--op", "conv2d_bn_silu", *args,
+                    interpret=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_conv_on_sm90_runs_wgmma_fed_by_cp_async(tmp_path):
+    found = inspect(tmp_path, "--target", "sm_90")
+    assert found["kernel"] == "conv2d_bn_silu_kernel" and found["op"] == "conv2d_bn_silu"
+    assert (found["path"], found["dtype"], found["precision"]) == ("implicit-gemm", "float16", "tf32")
+    assert found["accumulate"] is None and not found["batched"] and found["row_classes"] == 1
+    ptx = found["census"]["ptx"]
+    assert ptx["wgmma"] > 0 and ptx["mma.sync"] == 0 and found["census"]["tensor_cores"]
+    assert ptx["cp.async"] > 0 and ptx["cp.async.bulk.tensor"] == 0  # gathered rows: no TMA
+    assert found["census"]["cp_async_bytes"]  # sizes were counted
+    assert found["config"]["block_m"] == 128 and found["config"]["block_n"] == 128  # the first candidate
+    assert (tmp_path / "conv2d_bn_silu_kernel.ptx").exists() and (tmp_path / "census.json").exists()
+    if "sass" in found["census"]:
+        assert found["census"]["sass"]["HGMMA"] > 0
+
+
+def test_conv_on_sm80_runs_mma_sync(tmp_path):
+    found = inspect(tmp_path, "--target", "sm_80")
+    ptx = found["census"]["ptx"]
+    assert ptx["mma.sync"] > 0 and ptx["wgmma"] == 0
+    assert ptx["cp.async"] > 0 and ptx["cp.async.bulk.tensor"] == 0
+
+
+def test_conv_seed_config_and_float32_ieee(tmp_path):
+    seed = inspect(tmp_path / "seed", "--config", "seed", "--dtype", "bfloat16")
+    assert seed["dtype"] == "bfloat16"
+    cfg = seed["config"]
+    assert (cfg["block_m"], cfg["block_n"], cfg["block_k"], cfg["num_warps"], cfg["num_stages"]) == (32, 32, 32, 4, 2)
+    assert seed["census"]["tensor_cores"]
+    ieee = inspect(tmp_path / "ieee", "--dtype", "float32", "--precision", "ieee", "--config", "seed")
+    assert ieee["precision"] == "ieee" and ieee["census"]["tensor_cores"] is False
+    assert ieee["census"]["ptx"]["fma.f32"] > 0
+
+
+def test_conv_table_names_the_implicit_gemm(tmp_path):
+    done = run_tool("tilelab.inspect", "--op", "conv2d_bn_silu", "--config", "seed", "--target", "sm_80",
+                    "--output", str(tmp_path), interpret=False)
+    assert done.returncode == 0, done.stderr
+    assert "conv2d_bn_silu_kernel for sm_80" in done.stdout and "implicit GEMM" in done.stdout
+    assert "B stored" not in done.stdout
+
+
+@pytest.mark.parametrize("args,says", [
+    (("--path", "descriptor"), "implicit GEMM"),
+    (("--path", "pingpong"), "implicit GEMM"),
+    (("--b-layout", "nk"), "--b-layout"),
+    (("--b-layout", "kn"), "--b-layout"),
+    (("--precision", "tf32"), "float32 only"),  # float16, the default dtype
+    (("--dtype", "bfloat16", "--precision", "ieee"), "float32 only"),
+    (("--dtype", "float8_e4m3fn"), "--dtype"),
+    (("--accumulate", "fast"), "scaled_matmul"),
+    (("--batch",), "--batch"),
+    (("--row-classes", "8"), "--row-classes"),
+    (("--config", "nope"), "config"),
+    (("--config", "128x256x64-g8-w4-s3-ws"), "config"),  # a matmul label, not a conv candidate's
+])
+def test_inspect_conv_rejects_what_it_is_not(tmp_path, args, says):
+    done = run_tool("tilelab.inspect", "--op", "conv2d_bn_silu", *args, "--output", str(tmp_path), interpret=False)
+    assert done.returncode == 2 and done.stderr.startswith("kernel-inspect:"), done.stderr
+    assert says in done.stderr
+
+
+def test_resolve_defaults_for_conv():
+    assert "conv2d_bn_silu" in compiler.OPS
+    assert compiler.resolve("conv2d_bn_silu", None, None, None, None) == ("implicit-gemm", "float16", None, "nk")
+    assert compiler.resolve("conv2d_bn_silu", "implicit-gemm", "float32", "tf32x3", None)[:2] == (
+        "implicit-gemm", "float32")
+    with pytest.raises(ValueError, match="implicit GEMM"):
+        compiler.resolve("matmul", "implicit-gemm", None, None, None)
+    assert "conv2d_bn_silu" in run_tool("tilelab.inspect", "--help").stdout
