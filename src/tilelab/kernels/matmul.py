@@ -58,6 +58,30 @@ def known_multiples(N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb,
 
 
 @triton.jit
+def apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N: tl.constexpr, ACTIVATION: tl.constexpr):
+    """`tilelab.linear`'s epilogue on a float32 accumulator tile [rows, BLOCK_N] whose first column is column
+    off_n of C: acc + bias[off_n : off_n + BLOCK_N] (bias read in float32, columns past N masked), then
+    ACTIVATION ("relu", "gelu" in its exact erf form, "silu"; "" for none). It runs before the single rounding
+    to C's dtype, so C is written once.
+
+    bias_ptr is None (a constexpr) for no bias. The kernels call this only when bias_ptr or ACTIVATION is
+    given, a test on constexprs: a launch that passes neither (every matmul's) compiles to the code it did
+    before the epilogue existed (tests/unit/test_linear_compile.py).
+    """
+    if bias_ptr is not None:
+        cols = off_n + tl.arange(0, BLOCK_N)
+        bias = tl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(tl.float32)
+        acc = acc + bias[None, :]
+    if ACTIVATION == "relu":
+        acc = tl.maximum(acc, 0.0)
+    elif ACTIVATION == "gelu":
+        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))  # x * Phi(x); Phi through erf(x / sqrt(2))
+    elif ACTIVATION == "silu":
+        acc = acc * tl.sigmoid(acc)
+    return acc
+
+
+@triton.jit
 def matmul_pointer_kernel(
     a_ptr, b_ptr, c_ptr,
     M, N, K,
@@ -69,6 +93,8 @@ def matmul_pointer_kernel(
     INPUT_PRECISION: tl.constexpr,
     OFFSETS_64: tl.constexpr,
     ALIGN: tl.constexpr,
+    bias_ptr=None,
+    ACTIVATION: tl.constexpr = "",
 ):
     """Pointer-arithmetic matmul: any strides, masks on every edge.
 
@@ -76,6 +102,9 @@ def matmul_pointer_kernel(
     strides are multiples of ALIGN elements (the launcher checked), so rows
     start on ALIGN-element boundaries and the edge masks switch in whole
     ALIGN-element runs: the loads and stores can be vectorized.
+
+    bias_ptr, ACTIVATION: `apply_epilogue` before the store (`tilelab.linear`);
+    left at their defaults, nothing.
     """
     if ALIGN > 1:
         N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm = known_multiples(
@@ -104,6 +133,8 @@ def matmul_pointer_kernel(
         a_tile += BLOCK_K * stride_ak
         b_tile += BLOCK_K * stride_bk
 
+    if bias_ptr is not None or ACTIVATION != "":  # not even a call otherwise: the kernel stays as it was
+        acc = apply_epilogue(acc, bias_ptr, pid_n * BLOCK_N, N, BLOCK_N, ACTIVATION)
     c_tile = c_ptr + batch * stride_cb + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     tl.store(c_tile, acc.to(c_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
 
@@ -240,6 +271,8 @@ def matmul_descriptor_kernel(
     B_K_MAJOR: tl.constexpr,
     HOST_DESCRIPTORS: tl.constexpr = False,
     ROW_CLASSES: tl.constexpr = 1,
+    bias_ptr=None,
+    ACTIVATION: tl.constexpr = "",
 ):
     """Tensor-descriptor matmul: tiles fetched whole, zero padding, no masks.
 
@@ -261,6 +294,9 @@ def matmul_descriptor_kernel(
     K from `shift` elements before 0, so every box of A starts on that
     boundary; TMA returns zeros for the columns of A and the rows of B
     before 0 (`tilelab.ops.matmul.row_classes`).
+
+    bias_ptr, ACTIVATION: `apply_epilogue` before the store (`tilelab.linear`);
+    left at their defaults, nothing.
     """
     matrix = tl.program_id(1)
     if ROW_CLASSES > 1:
@@ -287,6 +323,8 @@ def matmul_descriptor_kernel(
         a, b = load_operand_tiles(a_desc, b_desc, matrix, row_class, off_m, off_n, k * BLOCK_K - shift,
                                   A_K_MAJOR, B_K_MAJOR, ROW_CLASSES)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+    if bias_ptr is not None or ACTIVATION != "":
+        acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
     store_c_block(c_desc, matrix, row_class, off_m, off_n, acc.to(c_desc.dtype), ROW_CLASSES)
 
 

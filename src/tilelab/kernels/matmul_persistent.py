@@ -34,6 +34,7 @@ import triton
 import triton.language as tl
 
 from tilelab.kernels.matmul import (
+    apply_epilogue,
     class_shift,
     class_tile,
     grouped_tile,
@@ -117,7 +118,11 @@ def matmul_persistent_kernel(
     FLATTEN: tl.constexpr,
     HOST_DESCRIPTORS: tl.constexpr = False,
     ROW_CLASSES: tl.constexpr = 1,
+    bias_ptr=None,
+    ACTIVATION: tl.constexpr = "",
 ):
+    """See the module's docstring. bias_ptr, ACTIVATION: `apply_epilogue` on each whole accumulator tile
+    before `store_tile` (`tilelab.linear`); left at their defaults, nothing."""
     start = tl.program_id(0)
     programs = tl.num_programs(0)
     if HOST_DESCRIPTORS:
@@ -163,4 +168,6 @@ def matmul_persistent_kernel(
         epilogue_tile += programs
         matrix, row_class, off_m, off_n = tile_origin(epilogue_tile, tiles_per_matrix, c_desc, M, N, BLOCK_M,
                                                       BLOCK_N, GROUP_M, ROW_CLASSES)
+        if bias_ptr is not None or ACTIVATION != "":
+            acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
         store_tile(c_desc, matrix, row_class, acc, off_m, off_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, ROW_CLASSES)

@@ -475,21 +475,39 @@ def class_tile_count(m: int, n: int, config, row_classes: int = 1) -> int:
     return row_classes * tile_count(m // row_classes, n, config)
 
 
-def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int):
-    """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch."""
+NO_EPILOGUE = (None, "")  # bias_ptr and ACTIVATION at their defaults: the kernels as they were before linear
+
+
+def epilogue_args(epilogue) -> tuple:
+    """The trailing kernel arguments (bias_ptr, ACTIVATION) of `tilelab.linear`'s fused epilogue
+    (`apply_epilogue`): `epilogue` is (bias tensor or None, activation name or ""). None, as every matmul
+    launch has it: no arguments, so Triton's binder fills in the defaults (NO_EPILOGUE), with which the kernels
+    compile as they did before the epilogue existed (tests/unit/test_linear_compile.py), and a matmul launch's
+    arguments are what they were. Its replay passes NO_EPILOGUE itself (`_launch_plan`)."""
+    if epilogue is None:
+        return ()
+    bias, activation = epilogue
+    return (bias, activation or "")
+
+
+def _launch(plan: MatmulPlan, config: Config, a3, b3, c3, m: int, n: int, k: int, epilogue=None):
+    """Launch the planned kernel; returns (compiled kernel, grid, arguments) of the last launch. `epilogue`:
+    `epilogue_args`' (bias, activation), fused into the pointer and descriptor kernels (not the wide one)."""
     grid_tiles = class_tile_count(m, n, config, plan.row_classes)
     batch = c3.shape[0]
     if plan.path == "pointer":
         kernel = matmul_pointer_kernel
     else:
         kernel = matmul_wide_kernel if tuning.is_wide(config) else matmul_descriptor_kernel
+    if epilogue is not None and kernel is matmul_wide_kernel:
+        raise ValueError("matmul_wide_kernel has no epilogue: launch a power-of-two tile")
     # Grid axis 1 holds at most 65535 batches: launch larger batches in slices.
     for start in range(0, batch, MAX_GRID_Y):
         stop = min(batch, start + MAX_GRID_Y)
         a_part = a3[start:stop] if a3.shape[0] > 1 else a3
         b_part = b3[start:stop] if b3.shape[0] > 1 else b3
         grid = (grid_tiles, stop - start, 1)
-        args = _kernel_args(plan, config, a_part, b_part, c3[start:stop], m, n, k)
+        args = _kernel_args(plan, config, a_part, b_part, c3[start:stop], m, n, k, epilogue)
         compiled = kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, grid, args
 
@@ -498,8 +516,9 @@ def _batch_stride(x: torch.Tensor) -> int:
     return x.stride(0) if x.shape[0] > 1 else 0
 
 
-def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple:
-    """Every kernel argument in signature order, constexprs included."""
+def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k, epilogue=None) -> tuple:
+    """Every kernel argument in signature order, constexprs included (the epilogue's trailing ones only when
+    there is one: `epilogue_args`)."""
     tiles = (config.block_m, config.block_n, config.block_k, config.group_m, plan.input_precision)
     if plan.path == "pointer":
         return (
@@ -507,7 +526,7 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
             _batch_stride(a3), a3.stride(1), a3.stride(2),
             _batch_stride(b3), b3.stride(1), b3.stride(2),
             c3.stride(0), c3.stride(1), c3.stride(2),
-            *tiles, plan.offsets_64, plan.align,
+            *tiles, plan.offsets_64, plan.align, *epilogue_args(epilogue),
         )
     a_l, b_l = plan.a_layout, plan.b_layout
     # Descriptors built here, 3-D for a batch: no program builds its own (the strides are then unused).
@@ -523,7 +542,7 @@ def _kernel_args(plan: MatmulPlan, config: Config, a3, b3, c3, m, n, k) -> tuple
         _batch_stride(a3), a_l.row_stride,
         _batch_stride(b3), b_l.row_stride,
         c3.stride(0), c3.stride(1),
-        *tiles, a_l.row_major, not b_l.row_major, True, plan.row_classes,
+        *tiles, a_l.row_major, not b_l.row_major, True, plan.row_classes, *epilogue_args(epilogue),
     )
 
 
@@ -1016,12 +1035,22 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     return out
 
 
-def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
+EPILOGUE_PATHS = ("pointer", "descriptor", "persistent")  # the paths whose kernels fuse `tilelab.linear`'s epilogue
+
+
+def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, epilogue=None):
     """Launch the planned path's kernel into c3 (tuning it first where it is tuned); returns (compiled kernel,
-    grid, arguments, the arguments a replay keeps fixed, split-K's (workspace shape, tile counters) or None)."""
+    grid, arguments, the arguments a replay keeps fixed, split-K's (workspace shape, tile counters) or None).
+
+    `epilogue` (`tilelab.linear`): (bias or None, activation), fused on EPILOGUE_PATHS only. Their tiles are the
+    matmul's, tuned under the matmul's key with the plain kernel; a wide tile the tuner chose (the wide kernel
+    has no epilogue) gives way to its power-of-two part, 128x192 -> 128x128."""
+    if epilogue is not None and plan.path not in EPILOGUE_PATHS:
+        raise ValueError(f"path {plan.path!r} has no fused epilogue; linear plans one of {EPILOGUE_PATHS}")
     split_k = None
+    wide = False
     if plan.path == "persistent":
-        compiled, grid, args = _launch_persistent(plan, p, c3)
+        compiled, grid, args = _launch_persistent(plan, p, c3, epilogue=epilogue)
         tail_args = args[3:]
     elif plan.path == "registers":
         from tilelab.ops import matmul_hopper, matmul_registers
@@ -1051,8 +1080,15 @@ def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor):
             lambda cfg: _launch(plan, cfg, p.a3, p.b3, c3, p.m, p.n, p.k),
             fallback_key=_fallback_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),
         )
-        compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k)
-        tail_args = args[5:] if tuning.is_wide(chosen) else args[3:]  # after the descriptors (`_kernel_args`)
+        if epilogue is not None and tuning.is_wide(chosen):
+            chosen = dataclasses.replace(chosen, block_n=chosen.block_n * 2 // 3)
+        compiled, grid, args = _launch(plan, chosen, p.a3, p.b3, c3, p.m, p.n, p.k, epilogue)
+        wide = tuning.is_wide(chosen)
+        tail_args = args[5:] if wide else args[3:]  # after the descriptors (`_kernel_args`)
+    if epilogue is None and plan.path in EPILOGUE_PATHS and not wide:
+        # The launch left bias_ptr and ACTIVATION to Triton's binder, but the C launcher that a replay calls
+        # (`bind_launch`) takes every parameter, constexprs included: the replay passes their defaults.
+        tail_args = (*tail_args, *NO_EPILOGUE)
     return compiled, grid, args, tail_args, split_k
 
 
@@ -1133,13 +1169,13 @@ def persistent_config(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measur
     )
 
 
-def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measure: bool = False):
+def _launch_persistent(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, *, measure: bool = False, epilogue=None):
     from tilelab.ops import matmul_hopper
 
     config = persistent_config(plan, p, c3, measure=measure)
     return matmul_hopper.launch_persistent(p.a3, p.b3, c3, p.m, p.n, p.k, plan.a_layout, plan.b_layout,
                                            plan.input_precision, config, matmul_hopper.device_sms(p.a3.device),
-                                           row_classes=plan.row_classes)
+                                           row_classes=plan.row_classes, epilogue=epilogue)
 
 
 def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "persistent"),
@@ -1276,7 +1312,7 @@ _TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "f
 
 def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float16,
                       precision: str | None = None, config: str | Config | None = None, *, b_k_major: bool = False,
-                      row_classes: int = 1):
+                      row_classes: int = 1, bias: bool = False, activation: str | None = None):
     """(kernel, signature, constexprs) for `triton.compiler.ASTSource`, as a real launch would specialize it.
 
     Row-major contiguous operands of a large aligned problem: unit strides
@@ -1285,6 +1321,9 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
     b_k_major (descriptor path): B stored [N, K] instead of [K, N].
     row_classes > 1 (descriptor path): A's rows read in that many classes, through host-built descriptors, as
     `row_classes` plans it for rows off sectors (A and C then 3-D).
+    bias, activation: `tilelab.linear`'s fused epilogue (a bias of `dtype`; "relu", "gelu" or "silu"), as
+    `epilogue_args` passes it; neither (the default) leaves the trailing parameters out of the signature, which
+    compiles as a matmul launch (passing their defaults) does.
     """
     # The Hopper kernels have their own: tilelab.ops.matmul_hopper.inspection_source.
     contracts.require_choice(path, "path", ("pointer", "descriptor"))
@@ -1339,7 +1378,25 @@ def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float
     signature.update({name: ("constexpr" if name in unit else kind) for name, kind in ints.items()})
     signature.update({name: "constexpr" for name in meta})
     constexprs = {**unit, **meta}
+    if bias or activation:
+        if kernel is matmul_wide_kernel:
+            raise contracts.ContractError("a wide tile has no epilogue: inspect bias or activation with a "
+                                          "power-of-two block_n")
+        _add_epilogue(signature, constexprs, ptr, bias, activation)
     return kernel, signature, constexprs, config
+
+
+def _add_epilogue(signature: dict, constexprs: dict, bias_type: str, bias: bool, activation: str | None) -> None:
+    """The epilogue's trailing parameters in an inspection signature: a bias pointer (else a None constexpr)
+    and ACTIVATION."""
+    contracts.require_choice(activation, "activation", (None, "", "relu", "gelu", "silu"))
+    if bias:
+        signature["bias_ptr"] = bias_type
+    else:
+        signature["bias_ptr"] = "constexpr"
+        constexprs["bias_ptr"] = None
+    signature["ACTIVATION"] = "constexpr"
+    constexprs["ACTIVATION"] = activation or ""
 
 
 def _wide_signature(t: str, config: Config, b_k_major: bool) -> dict:

@@ -25,11 +25,13 @@ from tilelab.ops.matmul import _TRITON_TYPE as _MATMUL_TRITON_TYPE
 from tilelab.ops.matmul import (
     MAX_GRID_Y,
     OperandLayout,
+    _add_epilogue,
     _batch_stride,
     _ensure_descriptor_scratch,
     _needs_64bit_offsets,
     _stream_getter,
     class_tile_count,
+    epilogue_args,
     host_descriptors,
     host_operand_descriptors,
     pointer_align,
@@ -283,9 +285,11 @@ def persistent_host_descriptors(config: HopperConfig) -> bool:
 
 
 def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayout, b_layout: OperandLayout,
-                      precision: str, config: HopperConfig, num_sms: int, *, row_classes: int = 1):
+                      precision: str, config: HopperConfig, num_sms: int, *, row_classes: int = 1,
+                      epilogue=None):
     """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok. row_classes > 1:
     A's rows read in that many classes (`tilelab.ops.matmul.row_classes` decides; host-built descriptors).
+    epilogue: (bias or None, activation) fused before each tile's store (`tilelab.linear`; `epilogue_args`).
 
     Returns (compiled kernel, grid, arguments) of the last launch, for replays.
     """
@@ -318,7 +322,8 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
                 # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN, HOST_DESCRIPTORS, ROW_CLASSES
                 config.block_m, config.block_n, config.block_k, config.group_m, precision,
                 a_layout.row_major, not b_layout.row_major, config.num_stages,
-                config.epilogue_subtile, config.warp_specialize, config.flatten, host, row_classes)
+                config.epilogue_subtile, config.warp_specialize, config.flatten, host, row_classes,
+                *epilogue_args(epilogue))
         compiled = matmul_persistent_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, (*grid, 1), args
 
@@ -469,7 +474,8 @@ _TRITON_TYPE = {**_MATMUL_TRITON_TYPE, torch.float8_e4m3fn: "fp8e4nv"}
 def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, config: HopperConfig | None = None,
                       *, out_dtype: torch.dtype | None = None, precision: str = "tf32", a_k_major: bool = True,
                       b_k_major: bool = False, fast_accum: bool = True, host_descriptors: bool | None = None,
-                      batched: bool = False, row_classes: int = 1):
+                      batched: bool = False, row_classes: int = 1, bias: bool = False,
+                      activation: str | None = None):
     """(kernel, signature, constexprs, attrs, options) for `triton.compile(ASTSource(...), target, options)`.
 
     kernel_name: "persistent", "splitk", "splitk_descriptor" or "fp8". Pointers and
@@ -481,6 +487,8 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     an A and a B per entry.
     row_classes > 1 (persistent, host-built descriptors, A stored [M, K]): A's rows read
     in that many classes (`tilelab.ops.matmul.row_classes`); A and C described by class.
+    bias, activation (persistent): `tilelab.linear`'s fused epilogue, a bias of `dtype`
+    (`tilelab.ops.matmul.inspection_source`); neither leaves the parameters out.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
@@ -542,6 +550,10 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     signature = {**pointers, **{name: ("constexpr" if name in unit else "i32") for name in ints},
                  **{name: "constexpr" for name in meta}}
     constexprs = {**{name: 1 for name in unit}, **meta}
+    if bias or activation:
+        if kernel_name != "persistent":
+            raise ContractError(f"bias and activation apply to the persistent kernel, not {kernel_name!r}")
+        _add_epilogue(signature, constexprs, ptr, bias, activation)
     attrs = {(kernel.arg_names.index(name),): [["tt.divisibility", 16]]
              for name, kind in signature.items() if kind != "constexpr" and not kind.startswith("tensordesc")}
     options = {"num_warps": config.num_warps, "num_stages": config.num_stages}

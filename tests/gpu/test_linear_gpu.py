@@ -1,0 +1,155 @@
+"""`tilelab.ops.linear.linear` on the GPU: the fused epilogue on the kernels the default plan takes, bf16 included.
+
+The reference is F.linear and the activation in float64 (on the GPU: the large shapes would take minutes on
+the CPU). Errors are measured against the pre-activation's norm, as in tests/interpreter/test_linear_interpreter.py
+(gelu's erf form computes its far negative tail as 0, as torch's does).
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from tests.helpers import randn
+from tilelab.ops import linear as linear_op
+from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_hopper
+from tilelab.ops.linear import describe_linear, linear
+from tilelab.reference import tolerance
+
+pytestmark = pytest.mark.gpu
+
+ACTIVATIONS = [None, "relu", "gelu", "silu"]
+DTYPES = [torch.float16, torch.bfloat16]
+# (leading dims, M, N, K): large, ragged, skinny (matmul's split-K shape, re-planned), rows off 32-byte sectors,
+# 3-D x, and an MLP's up-projection.
+SHAPES = [((), 4096, 4096, 4096), ((), 127, 255, 65), ((), 16, 4096, 4096), ((), 1000, 1000, 1000),
+          ((4,), 77, 1024, 768), ((), 2048, 11008, 4096), ((), 3000, 1000, 520)]
+
+
+def reference(x, weight, bias, activation, *, pre_activation=False):
+    def f64(t):
+        return None if t is None else t.detach().double()
+
+    y = F.linear(f64(x), f64(weight), f64(bias))
+    if pre_activation or activation is None:
+        return y
+    return {"relu": F.relu, "gelu": F.gelu, "silu": F.silu}[activation](y)
+
+
+def check(out, x, weight, bias, activation, precision=None, label=""):
+    ref = reference(x, weight, bias, activation)
+    assert tuple(out.shape) == tuple(ref.shape), label
+    assert out.dtype == x.dtype, label
+    out64 = out.detach().double()
+    assert torch.isfinite(out64).all(), f"{label}: NaN or inf in the output"
+    scale = reference(x, weight, bias, activation, pre_activation=True).norm().item()
+    err = (out64 - ref).norm().item() / (scale or 1.0)
+    allowed = tolerance(x.dtype, precision)
+    assert err <= allowed, f"{label}: error {err:.3e} of the pre-activation's norm > {allowed:.1e}"
+
+
+def operands(lead, m, n, k, dtype, gen, bias=True):
+    x = randn((*lead, m, k), dtype, "cuda", gen)
+    weight = randn((n, k), dtype, "cuda", gen)
+    return x, weight, (randn((n,), dtype, "cuda", gen) if bias else None)
+
+
+@pytest.mark.parametrize("lead,m,n,k", SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_default_plan_every_activation(lead, m, n, k, dtype, rng):
+    for activation in ACTIVATIONS:
+        for with_bias in (True, False):
+            x, weight, bias = operands(lead, m, n, k, dtype, rng, with_bias)
+            out = linear(x, weight, bias, activation=activation)
+            plan = describe_linear(x, weight, bias, activation=activation)
+            if bias is not None or activation is not None:
+                assert plan["path"] in linear_op.EPILOGUE_PATHS, plan
+            check(out, x, weight, bias, activation, label=f"{lead}x{m}x{n}x{k} {dtype} {activation} {plan['path']}")
+
+
+def test_default_plan_for_4096_cubed_fp16_is_the_persistent_kernel(rng):
+    x, weight, bias = operands((), 4096, 4096, 4096, torch.float16, rng)
+    plan = describe_linear(x, weight, bias, activation="gelu")
+    assert plan["path"] == "persistent", plan
+    assert describe_linear(x, weight, None, activation="relu")["path"] == "persistent"
+
+
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forced_paths_on_a_ragged_shape(path, dtype, rng):
+    for activation in ACTIVATIONS[1:]:
+        x, weight, bias = operands((3,), 333, 1000, 264, dtype, rng)
+        out = linear(x, weight, bias, activation=activation, path=path)
+        assert describe_linear(x, weight, bias, activation=activation, path=path)["path"] == path
+        check(out, x, weight, bias, activation, label=f"{path} {dtype} {activation}")
+
+
+@pytest.mark.parametrize("precision", ["tf32", "tf32x3", "ieee"])
+def test_float32(precision, rng):
+    for activation in ("gelu", "silu"):
+        x, weight, bias = operands((), 1024, 768, 512, torch.float32, rng)
+        check(linear(x, weight, bias, activation=activation, precision=precision), x, weight, bias, activation,
+              precision, f"{precision} {activation}")
+
+
+@pytest.mark.parametrize("config", matmul_hopper.prune(matmul_hopper.PERSISTENT_CANDIDATES, 2048, 2048, 2, 2),
+                         ids=lambda c: c.label())
+def test_every_persistent_candidate_keeps_the_epilogue(config, rng):
+    """Tuned winners may be warp-specialized, flattened or not subtiled: each fuses the epilogue correctly."""
+    x, weight, bias = operands((), 1000, 1500, 512, torch.float16, rng)
+    out = linear(x, weight, bias, activation="gelu", path="persistent", config=config)
+    check(out, x, weight, bias, "gelu", label=config.label())
+
+
+def test_replays_read_each_calls_operands_and_bias(rng, monkeypatch):
+    launches = []
+    real = matmul_op._launch_plan
+
+    def counting(*args, **kwargs):
+        launches.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(matmul_op, "_launch_plan", counting)
+    for path in ("pointer", "descriptor", "persistent"):
+        x, weight, bias = operands((), 300, 520, 256, torch.float16, rng)
+        launches.clear()
+        first = linear(x, weight, bias, activation="silu", path=path)
+        check(first, x, weight, bias, "silu", label=f"{path} first call")
+        assert len(launches) == 1, path
+        assert any(isinstance(key[0], str) and key[0] == "linear" for key in matmul_op._REPLAYS), path
+        for _ in range(2):  # new values in the same buffers, then new buffers (another bias address)
+            for t in (x, weight, bias):
+                t.copy_(randn(tuple(t.shape), t.dtype, "cuda", rng))
+            check(linear(x, weight, bias, activation="silu", path=path), x, weight, bias, "silu",
+                  label=f"{path} replay")
+            x, weight, bias = operands((), 300, 520, 256, torch.float16, rng)
+        assert len(launches) == 1, f"{path}: replayed calls went through the full path"
+        # Without bias: another key, its own recorded launch.
+        for _ in range(2):
+            x = randn(tuple(x.shape), x.dtype, "cuda", rng)
+            check(linear(x, weight, None, activation="silu", path=path), x, weight, None, "silu", label="no bias")
+        assert len(launches) == 2, path
+
+
+def test_a_replay_never_stands_in_for_a_matmul_or_another_activation(rng):
+    x, weight, bias = operands((), 256, 512, 128, torch.float16, rng)
+    for _ in range(2):
+        check(linear(x, weight, bias, activation="relu"), x, weight, bias, "relu", label="relu")
+        check(linear(x, weight, bias, activation="gelu"), x, weight, bias, "gelu", label="gelu")
+        plain = matmul_op.matmul(x, weight.mT)
+        check(plain, x, weight, None, None, label="matmul")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gradients_match_float64(dtype, rng):
+    x, weight, bias = operands((2,), 200, 300, 256, dtype, rng)
+    leaves = [t.requires_grad_() for t in (x, weight, bias)]
+    out = linear(*leaves, activation="gelu")
+    grad = randn(tuple(out.shape), dtype, "cuda", rng)
+    out.backward(grad)
+    ref = [t.detach().double().requires_grad_() for t in (x, weight, bias)]
+    F.gelu(F.linear(*ref)).backward(grad.double())
+    for got, want, name in zip((x.grad, weight.grad, bias.grad), (t.grad for t in ref), ("x", "weight", "bias"),
+                               strict=True):
+        err = ((got.double() - want).norm() / want.norm()).item()
+        assert err < 2 * tolerance(dtype), f"d{name}: relative error {err:.2e}"
