@@ -18,7 +18,7 @@ import torch
 # Modules that each define `OP: OpSpec`, or `OPS: tuple[OpSpec, ...]` for ops sharing their code. Add a line per
 # new module.
 OP_MODULES: tuple[str, ...] = ("tilelab.bench.op_matmul", "tilelab.bench.op_scaled_matmul", "tilelab.bench.op_bmm",
-                               "tilelab.bench.op_conv", "tilelab.bench.op_rows")
+                               "tilelab.bench.op_conv", "tilelab.bench.op_rows", "tilelab.bench.op_linear")
 
 DTYPES: dict[str, torch.dtype] = {
     "float16": torch.float16,
