@@ -129,7 +129,7 @@ conv2d_bn_silu.register_autograd(_conv_backward, setup_context=_conv_setup_conte
 def softmax(x: torch.Tensor, dim: int) -> torch.Tensor:
     from tilelab.ops import rows
 
-    return rows.softmax(x, dim)
+    return rows.softmax(x, dim).contiguous()  # along another dim than the last, the kernel's is a moved view
 
 
 @softmax.register_fake

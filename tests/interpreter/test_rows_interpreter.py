@@ -120,12 +120,13 @@ def test_error_case_count():
     assert len(_error_cases("cpu")) == 11
 
 
-def test_softmax_gradient(device, rng):
+@pytest.mark.parametrize("dim", [0, -1])
+def test_softmax_gradient(dim, device, rng):
     x = scaled((3, 20), torch.float32, device, rng).requires_grad_()
     grad = randn((3, 20), torch.float32, device, rng)
-    tilelab.softmax(x, -1).backward(grad)
+    tilelab.softmax(x, dim).backward(grad)
     x64 = x.detach().cpu().double().requires_grad_()
-    torch.softmax(x64, -1).backward(grad.cpu().double())
+    torch.softmax(x64, dim).backward(grad.cpu().double())
     assert relative_error(x.grad, x64.grad) < 1e-5
 
 
@@ -153,5 +154,6 @@ def test_custom_ops_pass_opcheck(device, rng):
     x = randn((3, 10), torch.float32, device, rng).requires_grad_()
     w = randn((10,), torch.float32, device, rng).requires_grad_()
     torch.library.opcheck(torch.ops.tilelab.softmax.default, (x, -1))
+    torch.library.opcheck(torch.ops.tilelab.softmax.default, (x, 0))
     torch.library.opcheck(torch.ops.tilelab.rmsnorm.default, (x, w, 1e-6))
     torch.library.opcheck(torch.ops.tilelab.residual_rmsnorm.default, (x, x.detach().clone(), w, 1e-6))

@@ -28,7 +28,8 @@ def block_for(n_cols: int) -> tuple[int, bool, int]:
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
-    """torch.softmax(x, dim) in float32 arithmetic, returned in x's dtype and shape (contiguous)."""
+    """torch.softmax(x, dim) in float32 arithmetic, in x's dtype and shape: contiguous when dim is the last,
+    else a view of memory in which dim is innermost (the kernel's rows)."""
     key = _softmax_key(x, dim)
     replay = _REPLAYS.get(key) if key is not None else None
     if replay is not None and matmul_op._no_launch_hooks():
