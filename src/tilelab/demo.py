@@ -1,4 +1,5 @@
-"""The main job: run tilelab's matmul kernels and verify every result against float64.
+"""The main job: run tilelab's kernels (matmul, then linear, the convolution block and the row ops) and verify
+every result against float64.
 
 On a machine with a CUDA GPU the kernels run there; otherwise on Triton's
 interpreter on the CPU (slower, same kernels, small shapes).
@@ -16,7 +17,14 @@ if not ON_GPU:
 
 import tilelab  # noqa: E402
 from tilelab.ops.matmul import describe_plan  # noqa: E402
-from tilelab.reference import matmul_reference, relative_error, tolerance  # noqa: E402
+from tilelab.reference import (  # noqa: E402
+    conv2d_bn_silu_reference,
+    matmul_reference,
+    relative_error,
+    rmsnorm_reference,
+    softmax_reference,
+    tolerance,
+)
 
 CPU_CASES = [
     # (label, a shape, b shape, dtype, options)
@@ -68,6 +76,37 @@ def run_cases(cases, device) -> list[dict]:
     return rows
 
 
+def run_other_ops(device) -> list[dict]:
+    """One small case of each other op: linear with a fused GELU, the convolution block, softmax, RMSNorm."""
+    gen = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
+
+    def randn(*shape, dtype=torch.float16):
+        return torch.randn(shape, generator=gen).to(device, dtype)
+
+    x, w, bias = randn(33, 64), randn(48, 64) / 8, randn(48)
+    f64 = [t.double().cpu() for t in (x, w, bias)]
+    cases = [("linear + bias + gelu", "33x64 @ (48x64)ᵀ", "fused epilogue",
+              tilelab.linear(x, w, bias, activation="gelu"),
+              torch.nn.functional.gelu(torch.nn.functional.linear(*f64)))]
+    image, filters = randn(2, 8, 9, 9), randn(16, 8, 3, 3) / 8
+    bn = {"running_mean": randn(16, dtype=torch.float32), "running_var": randn(16, dtype=torch.float32).abs() + 0.5,
+          "bn_weight": randn(16, dtype=torch.float32), "bn_bias": randn(16, dtype=torch.float32)}
+    cases.append(("conv 3x3 + batch norm + SiLU", "2x8x9x9 * 16x8x3x3", "implicit GEMM",
+                  tilelab.conv2d_bn_silu(image, filters, **bn, padding=1),
+                  conv2d_bn_silu_reference(image, filters, **bn, padding=1)))
+    rows_in, gamma = randn(5, 300) * 4, randn(300)
+    cases.append(("softmax", "5x300", "one row per program", tilelab.softmax(rows_in),
+                  softmax_reference(rows_in)))
+    cases.append(("rmsnorm", "5x300", "one row per program", tilelab.rmsnorm(rows_in, gamma),
+                  rmsnorm_reference(rows_in, gamma)))
+    results = []
+    for label, shape, path, out, ref in cases:
+        err, allowed = relative_error(out, ref), tolerance(torch.float16)
+        results.append({"case": label, "shape": shape, "dtype": "float16", "path": path, "error": err,
+                        "allowed": allowed, "ok": err <= allowed, "seconds": 0.0})
+    return results
+
+
 def print_table(rows, where: str) -> None:
     headers = ["case", "shape", "dtype", "path", "rel. error", "allowed", "verified"]
     cells = [[r["case"], r["shape"], r["dtype"], r["path"], f"{r['error']:.1e}", f"{r['allowed']:.0e}",
@@ -76,11 +115,11 @@ def print_table(rows, where: str) -> None:
         from rich.console import Console
         from rich.table import Table
     except ImportError:
-        print(f"tilelab.matmul on {where}, checked against a float64 reference")
+        print(f"tilelab on {where}, checked against a float64 reference")
         for row in [headers, *cells]:
             print("  ".join(str(c) for c in row))
         return
-    table = Table(title=f"tilelab.matmul on {where}, checked against a float64 reference")
+    table = Table(title=f"tilelab on {where}, checked against a float64 reference")
     for h in headers:
         table.add_column(h)
     for row in cells:
@@ -90,8 +129,12 @@ def print_table(rows, where: str) -> None:
 
 def main() -> int:
     where = torch.cuda.get_device_name() if ON_GPU else "Triton's interpreter (CPU)"
-    rows = run_cases(GPU_CASES if ON_GPU else CPU_CASES, "cuda" if ON_GPU else "cpu")
+    device = "cuda" if ON_GPU else "cpu"
+    rows = run_cases(GPU_CASES if ON_GPU else CPU_CASES, device)
     print_table(rows, where)
+    others = run_other_ops(device)
+    print_table(others, where)
+    rows += others
     failed = [r["case"] for r in rows if not r["ok"]]
     if failed:
         print(f"FAILED: {', '.join(failed)}")
