@@ -65,6 +65,11 @@ def parser() -> argparse.ArgumentParser:
                    help="--path descriptor or persistent: A's rows read in this many classes, through host-built "
                         "descriptors (A and C 3-D, 4-D with --batch), as tilelab plans fp16/bf16 rows that start "
                         "16 bytes into a sector (tilelab.ops.matmul.row_classes)")
+    p.add_argument("--activation", choices=["relu", "gelu", "silu"],
+                   help="matmul's pointer, descriptor or persistent path with tilelab.linear's fused epilogue: "
+                        "this activation on the float32 accumulator before the store")
+    p.add_argument("--bias", action="store_true",
+                   help="with the fused epilogue's bias add (a [N] vector read in float32), as tilelab.linear")
     p.add_argument("--config",
                    help="pointer/descriptor: a named config (e.g. fixed) or a tuning candidate's label (e.g. "
                         "128x192x64-g8-w4-s4, a wide tile); Hopper kernels: a candidate's label "
@@ -92,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target,
-                                         args.accumulate, args.b_layout, args.batch, args.row_classes or 1)
+                                         args.accumulate, args.b_layout, args.batch, args.row_classes or 1,
+                                         bias=args.bias, activation=args.activation)
     except (ValueError, KeyError) as exc:
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -104,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     label += "-b-nk" if result.b_layout == "nk" and result.op == "matmul" else ""
     label += "-batch" if result.batched else ""
     label += f"-rowclasses{result.row_classes}" if result.row_classes > 1 else ""
+    label += f"-epilogue-{result.epilogue}" if result.epilogue else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     written = compiler.save(result, directory)
     if args.json:
@@ -131,6 +138,7 @@ def print_census(result) -> None:
              + (", a batch (3-D descriptors)" if result.batched else "")
              + (f", A's rows in {result.row_classes} classes (A and C {4 if result.batched else 3}-D)"
                 if result.row_classes > 1 else "")
+             + (f", fused epilogue: {result.epilogue.replace('-', ' + ')}" if result.epilogue else "")
              + f", tiles {cfg['block_m']}x{cfg['block_n']}x{cfg['block_k']}, "
                f"{cfg['num_warps']} warps, {cfg['num_stages']} stages")
     table = Table(title=title)

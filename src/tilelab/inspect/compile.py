@@ -26,6 +26,7 @@ class Inspection:
     b_layout: str = "kn"  # B as stored: "kn" ([K, N] rows) or "nk" ([N, K] rows, K-major; conv2d_bn_silu's weight)
     batched: bool = False  # a batch with an A and a B per entry: 3-D descriptors
     row_classes: int = 1  # descriptor/persistent: A's rows read in classes (`tilelab.ops.matmul.row_classes`)
+    epilogue: str | None = None  # matmul: tilelab.linear's fused epilogue, e.g. "bias-gelu", "silu"
 
 
 OPS = ("matmul", "scaled_matmul", "conv2d_bn_silu")
@@ -35,6 +36,7 @@ CONV_PATH = "implicit-gemm"  # conv2d_bn_silu's one kernel: the convolution as a
 CONV_KERNEL_SIZE = 3  # conv2d_bn_silu is inspected with a 3x3 filter on channels-last 64-channel images
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
+EPILOGUE_PATHS = ("pointer", "descriptor", "persistent")  # the kernels with tilelab.linear's fused epilogue
 TMA_PATHS = ("descriptor", "persistent", "splitk-descriptor")  # the paths that can read a K-major B as stored
 BATCH_PATHS = ("persistent", "pingpong")  # the kernels inspected as a batch (`--batch`)
 CLASS_PATHS = ("descriptor", "persistent")  # the kernels that read A's rows in classes (`--row-classes`)
@@ -121,7 +123,8 @@ def _resolve_conv(path: str | None, dtype: str | None, precision: str | None, ac
 
 
 def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
-                  accumulate: str | None = None, b_layout: str = "kn", batched: bool = False, row_classes: int = 1):
+                  accumulate: str | None = None, b_layout: str = "kn", batched: bool = False, row_classes: int = 1,
+                  bias: bool = False, activation: str | None = None):
     """(jit function, signature, constexprs, attrs, config) from the library, for ASTSource."""
     import torch
 
@@ -138,11 +141,12 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
     b_k_major = b_layout == "nk"
     if path in hopper.MATMUL_PATHS:
         return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major,
-                                    batched, row_classes)
+                                    batched, row_classes, bias, activation)
     from tilelab.ops import matmul as matmul_op
 
     kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config,
-                                                                        b_k_major=b_k_major, row_classes=row_classes)
+                                                                        b_k_major=b_k_major, row_classes=row_classes,
+                                                                        bias=bias, activation=activation)
     attrs = matmul_op.inspection_attrs(kernel, signature) if hasattr(matmul_op, "inspection_attrs") else None
     return kernel, signature, constexprs, attrs, chosen
 
@@ -150,13 +154,15 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
 def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | None = None,
                    precision: str | None = None, config: str | None = None, target: str = "sm_90",
                    accumulate: str | None = None, b_layout: str | None = None, batched: bool = False,
-                   row_classes: int = 1) -> Inspection:
+                   row_classes: int = 1, *, bias: bool = False, activation: str | None = None) -> Inspection:
     """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8;
     conv2d_bn_silu: implicit-gemm, float16).
 
     b_layout: B as stored, "kn" ([K, N] rows; matmul's default) or "nk" ([N, K] rows, K-major).
     batched: as a batch of INSPECTED_BATCH products with an A and a B per entry (3-D descriptors); the
     persistent and pingpong paths, the kernels a batch takes by default.
+    bias, activation: matmul with `tilelab.linear`'s fused epilogue (the pointer, descriptor and persistent
+    kernels, `apply_epilogue`).
     """
     import triton
 
@@ -170,6 +176,9 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
                          f"--op {op} --path {path}")
     if dtype != "float32" and precision is not None:
         raise ValueError("--precision applies to --dtype float32 only")
+    if (bias or activation) and (op != "matmul" or path not in EPILOGUE_PATHS):
+        raise ValueError(f"--bias and --activation are tilelab.linear's fused epilogue, in matmul's "
+                         f"{', '.join(EPILOGUE_PATHS)} kernels; not --op {op} --path {path}")
     gpu_target = targets.resolve(target)
     if path == "registers":
         compiled, chosen = _compile_registers(gpu_target, config)
@@ -177,7 +186,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         compiled, chosen = _compile_pingpong(gpu_target, config, dtype, b_layout, batched)
     else:
         kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config,
-                                                                     accumulate, b_layout, batched, row_classes)
+                                                                     accumulate, b_layout, batched, row_classes,
+                                                                     bias, activation)
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
         compiled = triton.compile(source, target=gpu_target,
                                   options={"num_warps": chosen.num_warps, "num_stages": chosen.num_stages})
@@ -195,6 +205,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         precision=precision or ("tf32" if op in ("matmul", "conv2d_bn_silu") else None),
         config=chosen.as_dict(), target=targets.label(gpu_target), stages=stages, metadata=metadata, census={},
         accumulate=accumulate, b_layout=b_layout, batched=batched, row_classes=row_classes,
+        epilogue="-".join(part for part in ("bias" if bias else "", activation or "") if part) or None,
     )
     result.census = take_census(stages, compiled, target == "native")
     return result
@@ -285,7 +296,8 @@ def as_json(result: Inspection) -> dict:
     return {
         "kernel": result.kernel, "op": result.op, "path": result.path, "dtype": result.dtype,
         "precision": result.precision, "accumulate": result.accumulate, "b_layout": result.b_layout,
-        "batched": result.batched, "row_classes": result.row_classes, "config": result.config,
+        "batched": result.batched, "row_classes": result.row_classes, "epilogue": result.epilogue,
+        "config": result.config,
         "target": result.target,
         "metadata": result.metadata, "census": result.census, "stages": sorted(result.stages),
     }

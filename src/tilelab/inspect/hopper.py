@@ -43,12 +43,14 @@ def choose_config(kernel_name: str, element_size: int, label: str | None):
 
 
 def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | None, accumulate: str | None,
-                  b_k_major: bool = False, batched: bool = False, row_classes: int = 1):
+                  b_k_major: bool = False, batched: bool = False, row_classes: int = 1, bias: bool = False,
+                  activation: str | None = None):
     """(jit function, signature, constexprs, attrs, config) like `tilelab.inspect.compile.kernel_source`.
 
     b_k_major: B stored [N, K] (matmul's persistent and split-K descriptor kernels; fp8 always is).
     batched: the persistent kernel on a batch's 3-D descriptors.
     row_classes > 1: the persistent kernel reading A's rows in that many classes (A and C one dimension up).
+    bias, activation: the persistent kernel with `tilelab.linear`'s fused epilogue.
     """
     from tilelab.ops import matmul_hopper as hopper
 
@@ -64,6 +66,8 @@ def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | 
             raise ValueError(f"--batch and --row-classes: {chosen.label()} is warp-specialized, and builds each "
                              "matrix's 2-D descriptors in its programs; inspect with a configuration without -ws")
         kwargs.update(batched=batched, row_classes=row_classes)
+    if bias or activation:
+        kwargs.update(bias=bias, activation=activation)
     kernel, signature, constexprs, attrs, options = hopper.inspection_source(kernel_name, **kwargs)
     chosen = dataclasses.replace(chosen, num_warps=options["num_warps"], num_stages=options["num_stages"])
     return kernel, signature, constexprs, attrs, chosen
