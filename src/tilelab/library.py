@@ -98,6 +98,10 @@ def _conv_setup_context(ctx, inputs, output):
     ctx.options = {"eps": eps, "stride": stride, "padding": padding, "dilation": dilation, "silu": silu}
 
 
+def _f32(t):
+    return None if t is None else t.float()
+
+
 def _conv_backward(ctx, grad):
     x, weight, bias, running_mean, running_var, bn_weight, bn_bias = ctx.saved_tensors
     o = ctx.options
@@ -106,10 +110,13 @@ def _conv_backward(ctx, grad):
     leaves = [None if t is None else t.detach().requires_grad_(needs[i])
               for i, t in zip((0, 1, 2, 5, 6), (x, weight, bias, bn_weight, bn_bias), strict=True)]
     x_, weight_, bias_, gamma, beta = leaves
+    # In float32 throughout: the per-channel tensors may have another dtype than x (conv2d would refuse a float32
+    # bias for a float16 x), and each leaf's gradient comes back in its own dtype through the casts.
     with torch.enable_grad():
-        z = torch.nn.functional.conv2d(x_, weight_, bias_, stride=o["stride"], padding=o["padding"],
-                                       dilation=o["dilation"])
-        z = torch.nn.functional.batch_norm(z, running_mean, running_var, gamma, beta, training=False, eps=o["eps"])
+        z = torch.nn.functional.conv2d(_f32(x_), _f32(weight_), _f32(bias_), stride=o["stride"],
+                                       padding=o["padding"], dilation=o["dilation"])
+        z = torch.nn.functional.batch_norm(z, _f32(running_mean), _f32(running_var), _f32(gamma), _f32(beta),
+                                           training=False, eps=o["eps"])
         y = torch.nn.functional.silu(z) if o["silu"] else z
         wanted = [t for t in leaves if t is not None and t.requires_grad]
         grads = iter(torch.autograd.grad(y, wanted, grad.to(y.dtype)) if wanted else ())

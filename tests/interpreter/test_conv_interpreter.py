@@ -258,6 +258,24 @@ def test_gradients_match_float64(device, rng):
     assert params["running_mean"].grad is None
 
 
+def test_gradients_of_a_float16_block_with_float32_batch_norm(device, rng):
+    """A half model whose batch norm stayed float32: each gradient in its own tensor's dtype, near float64."""
+    x, weight, bias, params = make_problem(2, 4, 6, 6, 8, 3, torch.float16, device, rng)
+    leaves = [t.requires_grad_() for t in (x, weight, bias, params["bn_weight"])]
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1)
+    grad = randn(tuple(y.shape), torch.float16, device, rng)
+    y.backward(grad)
+    copies = [t.detach().cpu().double().requires_grad_() for t in leaves]
+    stats = [params[k].detach().cpu().double() for k in ("running_mean", "running_var")]
+    z = torch.nn.functional.conv2d(copies[0], copies[1], copies[2], padding=1)
+    ref = torch.nn.functional.silu(torch.nn.functional.batch_norm(z, *stats, copies[3],
+                                                                  params["bn_bias"].double().cpu(), training=False))
+    ref.backward(grad.double().cpu())
+    for got, want, name in zip(leaves, copies, ("x", "weight", "bias", "bn_weight"), strict=True):
+        assert got.grad.dtype == got.dtype, name
+        assert relative_error(got.grad, want.grad) < tolerance(torch.float16), name
+
+
 def test_gradient_of_x_alone(device, rng):
     x, weight, bias, params = make_problem(1, 3, 5, 5, 4, 3, torch.float32, device, rng)
     x.requires_grad_()
