@@ -72,6 +72,8 @@ EXERCISES = [
     Exercise("batches", "I7", "triton", "a batch as one list of tiles: grids for the SMs and a batched kernel",
              ("matrix_and_tile", "programs_per_matrix_grid", "per_matrix_grid_time", "busiest_share", "bmm_kernel",
               "launch_bmm")),
+    Exercise("implicit_gemm", "6", "python", "a convolution as an implicit GEMM: sizes, A's entries, the folded "
+             "batch norm", ("output_size", "gemm_sizes", "a_entry", "fold_batch_norm")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -30,6 +30,17 @@ HINTS = {
         "choose_tiles, the fill: walk the fitting tiles in the given order (largest first) and return the first"
         " whose tile_count >= full_fill * sms. None does? The last fitting tile. None fits? The last candidate.",
     ],
+    "implicit_gemm": [
+        "output_size: a 3-tap filter with dilation 2 spans 5 inputs; with padding 2 a side of 12 offers 16, and"
+        " (16 - 5) // 1 + 1 = 12 placements.",
+        "gemm_sizes: the 32x64x56x56 input with a 3x3 filter, padding 1, gives 56x56 output pixels per image:"
+        " M = 32 * 56 * 56 = 100352, N = C_out = 64, K = 3 * 3 * 64 = 576.",
+        "a_entry: n, rest = divmod(m, OH * OW); oh, ow = divmod(rest, OW); tap, c = divmod(k, C_in);"
+        " r, s = divmod(tap, KW). Then ih = oh * stride - padding + r * dilation.",
+        "a_entry in the padding: ih or iw below 0, or at least H or W: return None (the kernel's mask reads 0).",
+        "fold_batch_norm: gamma * (acc + bias - mean) / sqrt(var + eps) + beta = acc * scale + shift with"
+        " scale = gamma / sqrt(var + eps) and shift = beta + (bias - mean) * scale.",
+    ],
     "turns": [
         "ring_position: tile 2 of a program with 16 K steps per tile starts at 2 * 16 = 32; its step 5 is at 37.",
         "stage_and_parity: position 16 of a 6-stage ring is stage 16 % 6 = 4 in round 16 // 6 = 2, parity 0.",

@@ -189,3 +189,26 @@ def per_matrix_grid_time(batch: int, tiles_per_matrix: int, sms: int) -> int:
 def busiest_share(batch: int, tiles_per_matrix: int, sms: int) -> int:
     tiles = batch * tiles_per_matrix
     return cdiv(tiles, min(sms, tiles))
+
+
+# -- exercise 17: a convolution as an implicit GEMM (the library's own geometry: tilelab.ops.conv) -----------
+
+
+def conv_output_size(size: int, kernel: int, stride: int = 1, padding: int = 0, dilation: int = 1) -> int:
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def conv_a_entry(m, k, batch, c_in, h, w, kh, kw, stride=1, padding=0, dilation=1, *, channels_outer=False):
+    """(n, c, ih, iw) that row m, column k of the implicit GEMM's A reads, or None in the padding. The kernel's
+    K order is taps outermost (k = (r * kw + s) * c_in + c); channels_outer gives unfold's (c, r, s) instead."""
+    oh_count = conv_output_size(h, kh, stride, padding, dilation)
+    ow_count = conv_output_size(w, kw, stride, padding, dilation)
+    n, rest = divmod(m, oh_count * ow_count)
+    oh, ow = divmod(rest, ow_count)
+    if channels_outer:
+        c, tap = divmod(k, kh * kw)
+    else:
+        tap, c = divmod(k, c_in)
+    r, s = divmod(tap, kw)
+    ih, iw = oh * stride - padding + r * dilation, ow * stride - padding + s * dilation
+    return (n, c, ih, iw) if 0 <= ih < h and 0 <= iw < w else None

@@ -92,3 +92,32 @@ def test_one_list_of_tiles_is_the_library_s():
     assert ref.per_matrix_grid_time(8, 512, ref.H200_SMS) == 62 and ref.busiest_share(8, 512, ref.H200_SMS) == 32
     assert [ref.busiest_share(batch, ref.tile_count(side, side, 128, 128), ref.H200_SMS)
             for batch, side in ((256, 128), (128, 128), (2, 1024), (4, 512))] == [2, 1, 1, 1]
+
+
+def test_exercise_17_matches_the_library_and_torch():
+    """The implicit GEMM's reference agrees with tilelab.ops.conv.ConvGeometry, and its A (the kernel's K order)
+    times the weights is torch's convolution."""
+    import torch
+
+    from learning.checking import reference as ref
+    from learning.solutions import implicit_gemm as solution
+    from tilelab.ops.conv import ConvGeometry
+
+    for batch, c_in, h, w, c_out, kh, kw, stride, padding, dilation in [(2, 3, 9, 7, 4, 3, 2, 2, 1, 1),
+                                                                       (1, 2, 6, 6, 3, 3, 3, 1, 2, 2)]:
+        g = ConvGeometry(batch, c_in, h, w, c_out, kh, kw, (stride,) * 2, (padding,) * 2, (dilation,) * 2)
+        sizes = solution.gemm_sizes(batch, c_in, h, w, c_out, kh, kw, stride, padding, dilation)
+        assert sizes == g.gemm()
+        x = torch.randn(batch, c_in, h, w, dtype=torch.float64)
+        weight = torch.randn(c_out, c_in, kh, kw, dtype=torch.float64)
+        m_count, _, k_count = sizes
+        a = torch.zeros(m_count, k_count, dtype=torch.float64)
+        for m in range(m_count):
+            for k in range(k_count):
+                found = ref.conv_a_entry(m, k, batch, c_in, h, w, kh, kw, stride, padding, dilation)
+                assert found == solution.a_entry(m, k, batch, c_in, h, w, kh, kw, stride, padding, dilation)
+                if found is not None:
+                    a[m, k] = x[found]
+        b = weight.permute(2, 3, 1, 0).reshape(k_count, c_out)  # B[k, n] = weight[n, c, r, s], k = (r, s, c)
+        conv = torch.nn.functional.conv2d(x, weight, stride=stride, padding=padding, dilation=dilation)
+        torch.testing.assert_close((a @ b).view(batch, g.oh, g.ow, c_out).permute(0, 3, 1, 2), conv)
