@@ -112,11 +112,14 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     if y.numel() == 0:
         return y
     per_channel = tuple(None if t is None else t.contiguous() for t in per_channel)
-    input_precision = (precision or "tf32") if x.dtype == torch.float32 else "tf32"
-    chosen = _choose_config(x, weight, per_channel, y, float(eps), geometry, input_precision, config, silu)
-    compiled, grid, args = _launch(chosen, x, weight, per_channel, y, float(eps), geometry, input_precision, silu)
+    input_precision = _input_precision(x, precision)
+
+    def launch(c: Config):
+        return _launch(c, x, weight, per_channel, y, float(eps), geometry, input_precision, silu)
+
+    compiled, grid, args = launch(_choose_config(x, weight, geometry, input_precision, config, silu, launch))
     if key is not None:
-        _REPLAYS[key] = _ConvReplay(matmul_op.bind_launch(compiled, grid, args[POINTERS:]), x.device,
+        _REPLAYS[key] = _ConvReplay(matmul_op.bind_launch_on_stream(compiled, grid, args[POINTERS:], x.device),
                                     _channels_last(x), (geometry.batch, geometry.c_out, geometry.oh, geometry.ow))
     return y
 
@@ -272,7 +275,14 @@ def candidates(g: ConvGeometry, element_size: int) -> list[Config]:
     return list(dict.fromkeys(tuning.prune(base, m, n, element_size)))
 
 
-def _choose_config(x, weight, per_channel, y, eps, g, input_precision, config, silu) -> Config:
+def _input_precision(x: torch.Tensor, precision: str | None) -> str:
+    """The dot's input precision: `precision` (tf32 by default) for float32, which 16-bit inputs ignore."""
+    return (precision or "tf32") if x.dtype == torch.float32 else "tf32"
+
+
+def _choose_config(x, weight, g, input_precision, config, silu, launch=None) -> Config:
+    """The named or explicit config, else the tuned one. `launch(config)` times a candidate (an unknown problem is
+    tuned then); without it, an unknown problem gets the first candidate, untimed (`describe_plan`)."""
     if isinstance(config, Config):
         return config
     if isinstance(config, str):
@@ -284,8 +294,7 @@ def _choose_config(x, weight, per_channel, y, eps, g, input_precision, config, s
     if found is not None:
         return found
     # Timing writes y, which the real launch overwrites afterwards.
-    return tuning.choose(key, candidates(g, x.element_size()),
-                         lambda c: _launch(c, x, weight, per_channel, y, eps, g, input_precision, silu))
+    return tuning.choose(key, candidates(g, x.element_size()), launch, measure=launch is not None)
 
 
 def _needs_64bit_offsets(x, weight, y, config: Config) -> bool:
@@ -335,8 +344,7 @@ def _pointers_or_mean(per_channel):
 class _ConvReplay:
     """A launch recorded for one call signature: replaying it skips checks, planning and Triton's binder."""
 
-    launch: object  # matmul.bind_launch(...) of the conv kernel
-    device: torch.device
+    launch: object  # matmul.bind_launch_on_stream(...) of the conv kernel
     channels_last: bool
     out_shape: tuple[int, int, int, int]  # [batch, C_out, OH, OW]
 
@@ -346,8 +354,8 @@ class _ConvReplay:
             y = x.new_empty((batch, oh, ow, c_out)).permute(0, 3, 1, 2)
         else:
             y = x.new_empty(self.out_shape)
-        self.launch(matmul_op._stream_getter()(self.device.index), x.data_ptr(), weight.data_ptr(),
-                    *(t.data_ptr() for t in _pointers_or_mean(per_channel)), y.data_ptr())
+        self.launch(x.data_ptr(), weight.data_ptr(), *(t.data_ptr() for t in _pointers_or_mean(per_channel)),
+                    y.data_ptr())
         return y
 
 
@@ -383,14 +391,7 @@ def describe_plan(x, weight, bias=None, *, running_mean, running_var, bn_weight=
     """The implicit GEMM and the config `conv2d_bn_silu` uses for these arguments (its tuned choice, once tuned)."""
     g = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
                precision, config)
-    input_precision = (precision or "tf32") if x.dtype == torch.float32 else "tf32"
-    if isinstance(config, (str, Config)):
-        chosen = NAMED_CONFIGS[config] if isinstance(config, str) else config
-    elif env.interpreting():
-        chosen = tuning.INTERPRETER
-    else:
-        key = tuning_key(x, weight, g, input_precision, silu)
-        chosen = tuning.known(key) or candidates(g, x.element_size())[0]
+    chosen = _choose_config(x, weight, g, _input_precision(x, precision), config, silu)
     m, n, k = g.gemm()
     return {"function": "tilelab.conv2d_bn_silu", "gemm": {"M": m, "N": n, "K": k}, "config": chosen.as_dict(),
             "x_layout": _layout(x), "weight_layout": _layout(weight)}

@@ -802,6 +802,17 @@ def bind_launch(compiled, grid: tuple[int, int, int], tail_args: tuple):
     return launch
 
 
+def bind_launch_on_stream(compiled, grid: tuple[int, int, int], tail_args: tuple, device: torch.device):
+    """`bind_launch` that looks up the device's current stream itself: a function (*pointers), for ops whose
+    whole replay is that one launch (`tilelab.ops.conv`, `tilelab.ops.rows`)."""
+    launch = bind_launch(compiled, grid, tail_args)
+    current_stream, index = _stream_getter(), device.index
+
+    def replay(*pointers):
+        launch(current_stream(index), *pointers)
+    return replay
+
+
 class TensorMapCache:
     """The expanded kernel arguments of host-built descriptors, by base address, for one recorded launch.
 

@@ -57,7 +57,7 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
         args = (rows, y_rows, rows.shape[1], *rows.stride(), *y_rows.stride(), block, one_block)
         compiled = softmax_kernel[(rows.shape[0],)](*args, num_warps=warps)
         if key is not None and rows.data_ptr() == x.data_ptr() and dim in (-1, x.dim() - 1):
-            _REPLAYS[key] = _recorded(compiled, (rows.shape[0], 1, 1), args[2:], x.device)
+            _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (rows.shape[0], 1, 1), args[2:], x.device)
     return y.movedim(-1, dim)
 
 
@@ -121,7 +121,7 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
         compiled = rmsnorm_kernel[(rows.shape[0],)](*args, num_warps=warps)
         same_memory = rows.data_ptr() == x.data_ptr() and (residual is None or r_rows.data_ptr() == residual.data_ptr())
         if key is not None and same_memory and (weight is None or w.data_ptr() == weight.data_ptr()):
-            _REPLAYS[key] = _recorded(compiled, (rows.shape[0], 1, 1), args[5:], x.device)
+            _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (rows.shape[0], 1, 1), args[5:], x.device)
     return (y, h) if residual is not None else y
 
 
@@ -146,15 +146,6 @@ def _as_contiguous_rows(x: torch.Tensor) -> torch.Tensor:
     """x as [rows, cols] with unit column stride (RMSNorm's vector loads), copied only if it has none."""
     rows = _as_rows(x)
     return rows if rows.stride(1) == 1 or rows.shape[1] == 1 else rows.contiguous()
-
-
-def _recorded(compiled, grid, tail_args, device: torch.device):
-    launch = matmul_op.bind_launch(compiled, grid, tail_args)
-    index = device.index
-
-    def replay(*pointers):
-        launch(matmul_op._stream_getter()(index), *pointers)
-    return replay
 
 
 _REPLAYS: dict[tuple, object] = {}
