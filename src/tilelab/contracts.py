@@ -47,6 +47,18 @@ def require_rank_at_least(x: torch.Tensor, name: str, rank: int) -> None:
         raise ShapeError(f"{name} must have at least {rank} dimension(s), got a {x.dim()}-dim tensor")
 
 
+def require_vector(t, name: str, length: int, per: str, x: torch.Tensor) -> None:
+    """A 1-D floating-point tensor of `length` values, one `per` something of x, on x's device (a bias, a norm's
+    weight or statistics): any float dtype, read as float32 by the kernels."""
+    require_tensor(t, name)
+    if t.dim() != 1 or t.shape[0] != length:
+        raise ShapeError(f"{name} must have shape ({length},), one value per {per}; got {tuple(t.shape)}")
+    if not t.is_floating_point():
+        raise DTypeError(f"{name} must be a floating-point tensor; got {str(t.dtype).removeprefix('torch.')}")
+    if t.device != x.device:
+        raise DeviceError(f"{name} is on {t.device}, x on {x.device}; they must be on the same device")
+
+
 def require_choice(value, name: str, allowed: Iterable) -> None:
     allowed = tuple(allowed)
     if value not in allowed:

@@ -156,19 +156,12 @@ def _padding(padding, kernel: tuple[int, int], stride: tuple[int, int], dilation
     return _pair(padding, "padding", 0)
 
 
-def _per_channel(t, name: str, c_out: int, device: torch.device, required: bool = False) -> None:
+def _per_channel(t, name: str, c_out: int, x: torch.Tensor, required: bool = False) -> None:
     if t is None:
         if required:
             raise contracts.InputTypeError(f"{name} must be a torch.Tensor of {c_out} values, got None")
         return
-    contracts.require_tensor(t, name)
-    if t.dim() != 1 or t.shape[0] != c_out:
-        raise contracts.ShapeError(f"{name} must have shape ({c_out},), one value per output channel; "
-                                   f"got {tuple(t.shape)}")
-    if not t.is_floating_point():
-        raise contracts.DTypeError(f"{name} must be a floating-point tensor; got {str(t.dtype).removeprefix('torch.')}")
-    if t.device != device:
-        raise contracts.DeviceError(f"{name} is on {t.device}, x on {device}; they must be on the same device")
+    contracts.require_vector(t, name, c_out, "output channel", x)
 
 
 def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
@@ -182,7 +175,7 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
     contracts.require_dtype(x, "x", INPUT_DTYPES)
     contracts.require_dtype(weight, "weight", INPUT_DTYPES)
     contracts.require_same_dtype({"x": x, "weight": weight})
-    device = contracts.require_runnable_device({"x": x, "weight": weight})
+    contracts.require_runnable_device({"x": x, "weight": weight})
     batch, c_in, h, w = x.shape
     c_out, w_c_in, kh, kw = weight.shape
     if w_c_in != c_in:
@@ -191,11 +184,11 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
             "(grouped convolutions are not supported)")
     if kh == 0 or kw == 0:
         raise contracts.ShapeError(f"weight's filter must be at least 1x1; got {kh}x{kw}")
-    _per_channel(bias, "bias", c_out, device)
-    _per_channel(running_mean, "running_mean", c_out, device, required=True)
-    _per_channel(running_var, "running_var", c_out, device, required=True)
-    _per_channel(bn_weight, "bn_weight", c_out, device)
-    _per_channel(bn_bias, "bn_bias", c_out, device)
+    _per_channel(bias, "bias", c_out, x)
+    _per_channel(running_mean, "running_mean", c_out, x, required=True)
+    _per_channel(running_var, "running_var", c_out, x, required=True)
+    _per_channel(bn_weight, "bn_weight", c_out, x)
+    _per_channel(bn_bias, "bn_bias", c_out, x)
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0 or math.isinf(eps):
         raise contracts.ContractError(f"eps must be a finite number >= 0; got {eps!r}")
     stride = _pair(stride, "stride", 1)

@@ -82,14 +82,7 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
         raise contracts.ShapeError("x must have at least 1 dimension (the one normalized)")
     n = x.shape[-1]
     if weight is not None:
-        contracts.require_tensor(weight, "weight")
-        if weight.shape != (n,):
-            raise contracts.ShapeError(f"weight must have shape ({n},), one value per element of x's last "
-                                       f"dimension; got {tuple(weight.shape)}")
-        if not weight.is_floating_point():
-            raise contracts.DTypeError(f"weight must be a floating-point tensor; got "
-                                       f"{str(weight.dtype).removeprefix('torch.')}")
-        contracts.require_runnable_device({"x": x, "weight": weight})
+        contracts.require_vector(weight, "weight", n, "element of x's last dimension", x)
     if residual is not None:
         contracts.require_tensor(residual, "residual")
         if residual.shape != x.shape or residual.dtype != x.dtype:
