@@ -18,6 +18,7 @@ padded rows is copied, since traced programs assume the fake's strides.
 import torch
 
 from tilelab.ops import matmul as matmul_op
+from tilelab.recompute import gradients_by_recompute
 
 _DTYPES = {None: None, "float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 
@@ -105,22 +106,19 @@ def _f32(t):
 def _conv_backward(ctx, grad):
     x, weight, bias, running_mean, running_var, bn_weight, bn_bias = ctx.saved_tensors
     o = ctx.options
-    needs = ctx.needs_input_grad
-    # The differentiable inputs (positions 0, 1, 2, 5, 6), as fresh leaves where their gradient is wanted.
-    leaves = [None if t is None else t.detach().requires_grad_(needs[i])
-              for i, t in zip((0, 1, 2, 5, 6), (x, weight, bias, bn_weight, bn_bias), strict=True)]
-    x_, weight_, bias_, gamma, beta = leaves
+
     # In float32 throughout: the per-channel tensors may have another dtype than x (conv2d would refuse a float32
-    # bias for a float16 x), and each leaf's gradient comes back in its own dtype through the casts.
-    with torch.enable_grad():
+    # bias for a float16 x); each gradient comes back in its own tensor's dtype through the casts.
+    def block(x_, weight_, bias_, gamma, beta):
         z = torch.nn.functional.conv2d(_f32(x_), _f32(weight_), _f32(bias_), stride=o["stride"],
                                        padding=o["padding"], dilation=o["dilation"])
         z = torch.nn.functional.batch_norm(z, _f32(running_mean), _f32(running_var), _f32(gamma), _f32(beta),
                                            training=False, eps=o["eps"])
-        y = torch.nn.functional.silu(z) if o["silu"] else z
-        wanted = [t for t in leaves if t is not None and t.requires_grad]
-        grads = iter(torch.autograd.grad(y, wanted, grad.to(y.dtype)) if wanted else ())
-    dx, dw, db, dgamma, dbeta = (next(grads) if t is not None and t.requires_grad else None for t in leaves)
+        return torch.nn.functional.silu(z) if o["silu"] else z
+
+    needs = ctx.needs_input_grad
+    dx, dw, db, dgamma, dbeta = gradients_by_recompute(block, (x, weight, bias, bn_weight, bn_bias),
+                                                       [needs[i] for i in (0, 1, 2, 5, 6)], grad)
     return dx, dw, db, None, None, dgamma, dbeta, None, None, None, None, None, None, None
 
 
@@ -185,13 +183,8 @@ def _rmsnorm_setup_context(ctx, inputs, output):
 
 def _rmsnorm_backward(ctx, grad):
     x, weight = ctx.saved_tensors
-    x_ = x.detach().requires_grad_(ctx.needs_input_grad[0])
-    w_ = None if weight is None else weight.detach().requires_grad_(ctx.needs_input_grad[1])
-    wanted = [t for t in (x_, w_) if t is not None and t.requires_grad]
-    with torch.enable_grad():
-        y = _rmsnorm_in_torch(x_, w_, ctx.eps)
-        grads = iter(torch.autograd.grad(y, wanted, grad.float()) if wanted else ())
-    dx, dw = (next(grads).to(t.dtype) if t is not None and t.requires_grad else None for t in (x_, w_))
+    dx, dw = gradients_by_recompute(lambda x_, w_: _rmsnorm_in_torch(x_, w_, ctx.eps), (x, weight),
+                                    ctx.needs_input_grad[:2], grad)
     return dx, dw, None
 
 
@@ -220,20 +213,14 @@ def _residual_setup_context(ctx, inputs, output):
 
 def _residual_backward(ctx, grad_y, grad_h):
     h, weight = ctx.saved_tensors
-    needs_x = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
-    h_ = h.detach().requires_grad_(needs_x)
-    w_ = None if weight is None else weight.detach().requires_grad_(ctx.needs_input_grad[2])
-    wanted = [t for t in (h_, w_) if t is not None and t.requires_grad]
-    with torch.enable_grad():
-        y = _rmsnorm_in_torch(h_, w_, ctx.eps)
-        grads = iter(torch.autograd.grad(y, wanted, grad_y.float()) if wanted else ())
-    dh, dw = (next(grads) if t is not None and t.requires_grad else None for t in (h_, w_))
+    needs_h = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+    dh, dw = gradients_by_recompute(lambda h_, w_: _rmsnorm_in_torch(h_, w_, ctx.eps), (h, weight),
+                                    (needs_h, ctx.needs_input_grad[2]), grad_y)
     if dh is not None and grad_h is not None:
-        dh = dh + grad_h.float()  # h is also an output: the next layer's gradient flows into it
-    dh = None if dh is None else dh.to(h.dtype)
+        dh = (dh.float() + grad_h.float()).to(h.dtype)  # h is also an output: the next layer's gradient flows in
     dx = dh if ctx.needs_input_grad[0] else None
     dr = dh if ctx.needs_input_grad[1] else None
-    return dx, dr, None if dw is None else dw.to(weight.dtype), None
+    return dx, dr, dw, None
 
 
 residual_rmsnorm.register_autograd(_residual_backward, setup_context=_residual_setup_context)

@@ -29,6 +29,7 @@ import torch
 
 from tilelab import contracts, env, tuning
 from tilelab.ops import matmul as matmul_op
+from tilelab.recompute import gradients_by_recompute
 from tilelab.tuning import Config
 
 ACTIVATIONS = ("relu", "gelu", "silu")  # gelu: the exact erf form, torch.nn.functional.gelu's default
@@ -244,15 +245,12 @@ class _Linear(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         x, weight, bias = ctx.saved_tensors
-        leaves = [None if t is None else t.detach().requires_grad_(need)
-                  for t, need in zip((x, weight, bias), ctx.needs_input_grad[:3], strict=True)]
-        x_, weight_, bias_ = leaves
-        with torch.enable_grad():
+
+        def block(x_, weight_, bias_):
             y = torch.nn.functional.linear(x_, weight_, None if bias_ is None else bias_.to(x_.dtype))
-            y = _torch_epilogue(y, ctx.activation)
-            wanted = [t for t in leaves if t is not None and t.requires_grad]
-            grads = iter(torch.autograd.grad(y, wanted, grad.to(y.dtype)) if wanted else ())
-        dx, dweight, dbias = (next(grads) if t is not None and t.requires_grad else None for t in leaves)
+            return _torch_epilogue(y, ctx.activation)
+
+        dx, dweight, dbias = gradients_by_recompute(block, (x, weight, bias), ctx.needs_input_grad[:3], grad)
         return dx, dweight, dbias, None, None, None, None
 
 
