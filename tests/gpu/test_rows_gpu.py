@@ -24,6 +24,20 @@ def test_wide_rows(dtype, cols, rng):
     assert_close(y, rmsnorm_reference(x, weight, residual=residual), dtype, f"residual rmsnorm {cols}")
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
+@pytest.mark.parametrize("shape", [(4097, 128), (1001, 300), (63, 1000), (5, 2)])
+def test_short_rows_several_per_program(dtype, shape, rng):
+    """Several rows per program (`plan_rows`), a ragged last program, ALIGN 4 on rows of 300 and 1000."""
+    x = (randn(shape, torch.float32, "cuda", rng) * 4).to(dtype)
+    weight = randn((shape[1],), dtype, "cuda", rng)
+    residual = randn(shape, dtype, "cuda", rng)
+    assert rows_op.plan_rows(*shape, x.element_size()).rows > 1
+    assert_close(tilelab.softmax(x), softmax_reference(x), dtype, f"softmax {shape}")
+    y, h = tilelab.rmsnorm(x, weight, residual=residual)
+    assert_close(y, rmsnorm_reference(x, weight, residual=residual), dtype, f"residual rmsnorm {shape}")
+    assert_close(h, x.double() + residual.double(), dtype, f"the sum {shape}")
+
+
 def test_replays_read_the_new_tensors(rng):
     rows_op._REPLAYS.clear()
     for call in range(3):

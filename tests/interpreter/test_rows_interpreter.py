@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+import triton
 
 import tilelab
 from tests.helpers import randn
@@ -50,6 +51,40 @@ def test_softmax_any_dim_and_strides(dim, device, rng):
     assert_close(tilelab.softmax(x, dim), softmax_reference(x, dim), torch.float32, f"dim {dim}")
     sliced = scaled((4, 18, 12), torch.float32, device, rng)[:, ::2, 1::2]
     assert_close(tilelab.softmax(sliced, dim), softmax_reference(sliced, dim), torch.float32, f"view, dim {dim}")
+
+
+@pytest.mark.parametrize("n_rows", [1, 7, 65, 127])
+def test_several_rows_per_program_with_a_ragged_last_program(n_rows, device, rng, monkeypatch):
+    """Tiles of 64 elements: 8 rows of 7 per program, so 127 rows leave the last program one spare row (which
+    re-reads the last row and must not be stored)."""
+    monkeypatch.setattr(rows_op, "TILE_ELEMENTS", 64)
+    assert rows_op.plan_rows(n_rows, 7, 4).rows == min(8, triton.next_power_of_2(n_rows))
+    x = scaled((n_rows, 7), torch.float32, device, rng)
+    assert_close(tilelab.softmax(x), softmax_reference(x), torch.float32, f"softmax, {n_rows} rows")
+    weight = randn((7,), torch.float32, device, rng)
+    residual = randn((n_rows, 7), torch.float32, device, rng)
+    y, h = tilelab.rmsnorm(x, weight, residual=residual)
+    assert_close(h, x.double().cpu() + residual.double().cpu(), torch.float32, "the sum")
+    assert_close(y, rmsnorm_reference(x, weight, residual=residual), torch.float32, f"rmsnorm, {n_rows} rows")
+
+
+@pytest.mark.parametrize("row_stride", [40, 44, 41])
+def test_aligned_and_unaligned_row_strides(row_stride, device, rng):
+    """Rows of 40 float16 values in rows of 40, 44 and 41: ALIGN 8, 4 and 1 (`plan_rows`), the same results."""
+    wide = scaled((9, row_stride), torch.float16, device, rng)
+    x = wide[:, :40]
+    assert rows_op.plan_rows(9, 40, 2, (row_stride, 40)).align == {40: 8, 44: 4, 41: 1}[row_stride]
+    assert_close(tilelab.softmax(x), softmax_reference(x), torch.float16, f"softmax, stride {row_stride}")
+    assert_close(tilelab.rmsnorm(x), rmsnorm_reference(x), torch.float16, f"rmsnorm, stride {row_stride}")
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide")  # the interpreter's 0 / 0
+def test_an_all_minus_infinity_row_is_nan_as_in_torch(device):
+    x = torch.tensor([[1.0, 2.0], [-float("inf"), -float("inf")], [0.0, -float("inf")]], device=device)
+    y = tilelab.softmax(x).cpu()
+    assert relative_error(y[0], torch.softmax(x[0].cpu().double(), -1)) < 1e-6
+    assert torch.isnan(y[1]).all() and torch.isnan(torch.softmax(x[1].cpu(), -1)).all()
+    assert y[2].tolist() == [1.0, 0.0]
 
 
 def test_softmax_edges(device, rng):

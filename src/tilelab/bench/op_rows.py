@@ -100,10 +100,12 @@ def rmsnorm_variants(options: VariantOptions) -> list[Variant]:
 
 
 def _plan(x):
-    from tilelab.ops.rows import block_for
+    from tilelab.ops.rows import plan_rows
 
-    block, one_block, warps = block_for(x.shape[-1])
-    return {"block": block, "passes": 1 if one_block else 2, "num_warps": warps}
+    rows, cols = x.shape
+    plan = plan_rows(rows, cols, x.element_size(), (x.stride(0), x.stride(0)))
+    return {"block": plan.block, "rows_per_program": plan.rows, "passes": 1 if plan.one_block else 2,
+            "num_warps": plan.num_warps, "align": plan.align}
 
 
 def _row_op(name, inputs, reference, bytes_moved, variants, description):

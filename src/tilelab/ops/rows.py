@@ -1,13 +1,14 @@
 """`tilelab.softmax` and `tilelab.rmsnorm`: the course's row kernels as library ops.
 
-Contract check -> the tensor as rows [R, C] (a view where the strides allow one, else a copy) -> one program
-per row (`tilelab.kernels.rows`). The first call with a given signature records its launch and later ones
-replay it, as `tilelab.matmul` does: these kernels take microseconds, so Triton's binder would otherwise
-cost more than the work.
+Contract check -> the tensor as rows [R, C] (a view where the strides allow one, else a copy) -> a plan
+(`plan_rows`: rows per program, block, warps, alignment) -> the launch (`tilelab.kernels.rows`). The first
+call with a given signature records its launch and later ones replay it, as `tilelab.matmul` does: these
+kernels take microseconds, so Triton's binder would otherwise cost more than the work.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import torch
@@ -17,14 +18,45 @@ from tilelab import contracts
 from tilelab.ops import matmul as matmul_op
 
 DTYPES = (torch.float16, torch.bfloat16, torch.float32)
-# The widest block one program keeps in registers: 8192 float32 values are 32 per thread at 8 warps.
+# The widest block one program keeps in registers: 8192 float32 values are 16 per thread at 16 warps.
 MAX_BLOCK = 8192
+# Short rows come several to a program, until its tile holds this many elements (measured on the H200:
+# docs/PERFORMANCE.md, "Row kernels").
+TILE_ELEMENTS = 4096
+VECTOR_BYTES = 16
 
 
-def block_for(n_cols: int) -> tuple[int, bool, int]:
-    """(BLOCK, ONE_BLOCK, num_warps) for rows of n_cols: the whole row in one block when it fits."""
+@dataclasses.dataclass(frozen=True)
+class RowPlan:
+    """How `tilelab.kernels.rows` walks [n_rows, n_cols]: programs of `rows` whole rows, `block` columns at a
+    time (the whole row at once when `one_block`), `num_warps` warps, and `align` (the kernels' ALIGN: the
+    row length and row strides are multiples of it, so loads can be whole 16-byte vectors)."""
+
+    block: int
+    rows: int
+    one_block: bool
+    num_warps: int
+    align: int
+
+    def grid(self, n_rows: int) -> tuple[int]:
+        return (triton.cdiv(n_rows, self.rows),)
+
+
+def plan_rows(n_rows: int, n_cols: int, element_size: int, row_strides=(), unit_columns: bool = True,
+              tile_elements: int | None = None) -> RowPlan:
+    """The plan for rows of n_cols: the whole row in one block when it fits (else MAX_BLOCK-wide chunks, two
+    passes); as many rows per program as fill `tile_elements` (TILE_ELEMENTS); 4 to 16 warps, about 8 to 16
+    elements per thread. row_strides: every tensor's row stride, for ALIGN (1 unless the columns are
+    contiguous, or when Triton proves multiples of 16 by itself)."""
     block = min(triton.next_power_of_2(max(n_cols, 1)), MAX_BLOCK)
-    return block, n_cols <= block, min(16, max(4, block // 512))
+    one_block = n_cols <= block
+    rows = 1
+    if one_block:
+        wanted = max(1, (tile_elements or TILE_ELEMENTS) // block)
+        rows = min(wanted, triton.next_power_of_2(max(n_rows, 1)))
+    common = math.gcd(n_cols, *row_strides) if unit_columns else 1
+    align = 1 if common % 16 == 0 else math.gcd(common, VECTOR_BYTES // element_size)
+    return RowPlan(block, rows, one_block, min(16, max(4, rows * block // 512)), align)
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -53,11 +85,14 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
         rows, y_rows = _as_rows(moved), y.view(-1, y.shape[-1])
         from tilelab.kernels.rows import softmax_kernel
 
-        block, one_block, warps = block_for(rows.shape[1])
-        args = (rows, y_rows, rows.shape[1], *rows.stride(), *y_rows.stride(), block, one_block)
-        compiled = softmax_kernel[(rows.shape[0],)](*args, num_warps=warps)
+        n_rows, n_cols = rows.shape
+        plan = plan_rows(n_rows, n_cols, x.element_size(), (rows.stride(0), y_rows.stride(0)), rows.stride(1) == 1)
+        args = (rows, y_rows, n_rows, n_cols, *rows.stride(), y_rows.stride(0), plan.block, plan.rows,
+                plan.one_block, plan.align)
+        compiled = softmax_kernel[plan.grid(n_rows)](*args, num_warps=plan.num_warps)
         if key is not None and rows.data_ptr() == x.data_ptr() and dim in (-1, x.dim() - 1):
-            _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (rows.shape[0], 1, 1), args[2:], x.device)
+            _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (*plan.grid(n_rows), 1, 1), args[2:],
+                                                            x.device)
     return y.movedim(-1, dim)
 
 
@@ -108,13 +143,15 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
         r_rows = _as_contiguous_rows(residual) if residual is not None else rows
         w = weight.contiguous() if weight is not None else rows
         y_rows, h_rows = y.view(-1, n), h.view(-1, n)
-        block, one_block, warps = block_for(n)
-        args = (rows, r_rows, w, y_rows, h_rows, n, float(eps), rows.stride(0), r_rows.stride(0),
-                y_rows.stride(0), h_rows.stride(0), block, one_block, residual is not None, weight is not None)
-        compiled = rmsnorm_kernel[(rows.shape[0],)](*args, num_warps=warps)
+        strides = (rows.stride(0), r_rows.stride(0), y_rows.stride(0), h_rows.stride(0))
+        plan = plan_rows(rows.shape[0], n, x.element_size(), strides)
+        args = (rows, r_rows, w, y_rows, h_rows, rows.shape[0], n, float(eps), *strides, plan.block, plan.rows,
+                plan.one_block, plan.align, residual is not None, weight is not None)
+        compiled = rmsnorm_kernel[plan.grid(rows.shape[0])](*args, num_warps=plan.num_warps)
         same_memory = rows.data_ptr() == x.data_ptr() and (residual is None or r_rows.data_ptr() == residual.data_ptr())
         if key is not None and same_memory and (weight is None or w.data_ptr() == weight.data_ptr()):
-            _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (rows.shape[0], 1, 1), args[5:], x.device)
+            _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (*plan.grid(rows.shape[0]), 1, 1), args[5:],
+                                                            x.device)
     return (y, h) if residual is not None else y
 
 
