@@ -71,7 +71,7 @@ def softmax_variants(options: VariantOptions) -> list[Variant]:
         Variant("torch", lambda x: torch.softmax(x, -1), lambda x: {"library": "torch", "function": "torch.softmax"},
                 baseline=True, description="torch.softmax(x, -1)"),
         Variant("tilelab", lambda x: tilelab.softmax(x, -1), lambda x: {"library": "tilelab", **_plan(x)},
-                description="tilelab.softmax: one program per row"),
+                description="tilelab.softmax: rows per program by plan_rows"),
     ]
     if options.compile and options.on_gpu:
         compiled = torch.compile(lambda x: torch.softmax(x, -1), mode=options.compile_mode, dynamic=False)
@@ -90,7 +90,7 @@ def rmsnorm_variants(options: VariantOptions) -> list[Variant]:
         Variant("torch", torch_rmsnorm, lambda x, w: {"library": "torch", "function": "torch.nn.functional.rms_norm"},
                 baseline=True, description="torch.nn.functional.rms_norm"),
         Variant("tilelab", lambda x, w: tilelab.rmsnorm(x, w, EPS), lambda x, w: {"library": "tilelab", **_plan(x)},
-                description="tilelab.rmsnorm: one program per row"),
+                description="tilelab.rmsnorm: rows per program by plan_rows"),
     ]
     if options.compile and options.on_gpu:
         compiled = torch.compile(torch_rmsnorm, mode=options.compile_mode, dynamic=False)
