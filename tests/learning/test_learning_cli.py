@@ -5,6 +5,7 @@ import json
 import pytest
 
 from learning.checking.status import EXIT_CODES, Status
+from learning.walkthroughs import TOPICS
 
 from .helpers import REPO_ROOT, WRONG_ANSWERS, run_module
 
@@ -111,8 +112,7 @@ def test_no_machine_paths_in_tracked_course_files():
         assert not any(p in text for p in machine_paths), path
 
 
-@pytest.mark.parametrize("topic", ["indexing", "strides", "reduction", "softmax", "matmul", "grouping",
-                                   "splitk"])
+@pytest.mark.parametrize("topic", TOPICS)
 def test_every_explain_topic_prints(topic):
     result = run_module("learning.explain", topic)
     assert result.returncode == 0, result.stderr
