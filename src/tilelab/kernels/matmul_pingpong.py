@@ -43,16 +43,41 @@ from tilelab.kernels.gluon_loader import (
 
 
 @gluon.jit
-def store_tile(c_desc, c_smem, acc, matrix, off_m, off_n):
+def apply_epilogue(half, bias_ptr, off_n, N, ACTIVATION: gl.constexpr):
+    """`tilelab.linear`'s epilogue on a float32 block of the accumulator whose first column is column off_n of C:
+    + bias (read in float32, columns past N masked), then ACTIVATION ("relu", "gelu" in its exact erf form,
+    "silu"; "" for none). Gluon's version of `kernels.matmul.apply_epilogue`: the bias is loaded straight into
+    the block's own layout (a slice of it along the rows), so each thread reads only the columns it holds."""
+    if bias_ptr is not None:
+        cols = off_n + gl.arange(0, half.type.shape[1], layout=gl.SliceLayout(0, half.type.layout))
+        bias = gl.load(bias_ptr + cols, mask=cols < N, other=0.0).to(gl.float32)
+        half = half + gl.expand_dims(bias, 0)
+    if ACTIVATION == "relu":
+        half = gl.maximum(half, 0.0)
+    elif ACTIVATION == "gelu":
+        half = 0.5 * half * (1.0 + gl.erf(half * 0.7071067811865476))  # x * Phi(x), Phi through erf(x / sqrt(2))
+    elif ACTIVATION == "silu":
+        half = half / (1.0 + gl.exp(-half))  # x * sigmoid(x)
+    return half
+
+
+@gluon.jit
+def store_tile(c_desc, c_smem, acc, matrix, off_m, off_n, N, bias_ptr, ACTIVATION: gl.constexpr):
     """Store the accumulator [BLOCK_M, BLOCK_N] into matrix `matrix` of C (`copy_out`) as two halves, one after
-    the other, through `c_smem` ([BLOCK_M, BLOCK_N / 2], C's block), converted to C's dtype."""
+    the other, through `c_smem` ([BLOCK_M, BLOCK_N / 2], C's block), converted to C's dtype. bias_ptr and
+    ACTIVATION (`tilelab.linear`; None and "" for none): `apply_epilogue` on each half as it is stored, so its
+    temporaries live for half a tile at a time."""
     BLOCK_M: gl.constexpr = acc.type.shape[0]
     BLOCK_N: gl.constexpr = acc.type.shape[1]
     left, right = gl.split(gl.permute(gl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1)))
+    if bias_ptr is not None or ACTIVATION != "":
+        left = apply_epilogue(left, bias_ptr, off_n, N, ACTIVATION)
     tma.store_wait(0)  # this group's previous store has left the buffer
     c_smem.store(left.to(c_desc.dtype))
     fence_async_shared()
     copy_out(c_desc, matrix, off_m, off_n, c_smem)
+    if bias_ptr is not None or ACTIVATION != "":
+        right = apply_epilogue(right, bias_ptr, off_n + BLOCK_N // 2, N, ACTIVATION)
     tma.store_wait(0)
     c_smem.store(right.to(c_desc.dtype))
     fence_async_shared()
@@ -61,7 +86,8 @@ def store_tile(c_desc, c_smem, acc, matrix, off_m, off_n):
 
 @gluon.jit
 def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, MATRICES, GROUP_M: gl.constexpr,
-                  B_K_MAJOR: gl.constexpr, BATCHED: gl.constexpr, TURN: gl.constexpr):
+                  B_K_MAJOR: gl.constexpr, BATCHED: gl.constexpr, TURN: gl.constexpr, bias_ptr,
+                  ACTIVATION: gl.constexpr):
     """One warp group: the program's tiles TURN, TURN + 2, ...; its K loop on the shared ring, then the store."""
     STAGES: gl.constexpr = a_bufs.type.shape[0]
     BLOCK_M: gl.constexpr = a_bufs.type.shape[1]
@@ -95,7 +121,7 @@ def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, 
         mbarrier.arrive(turns.index(TURN))  # the other group may start its next tile
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
         mbarrier.arrive(empty.index((step + STAGES - 1) % STAGES))
-        store_tile(c_desc, c_smem, acc, matrix, pid_m * BLOCK_M, pid_n * BLOCK_N)
+        store_tile(c_desc, c_smem, acc, matrix, pid_m * BLOCK_M, pid_n * BLOCK_N, N, bias_ptr, ACTIVATION)
         mine += 2
     tma.store_wait(0)
 
@@ -103,13 +129,14 @@ def mma_partition(a_bufs, b_bufs, ready, empty, turns, c_desc, c_smem, M, N, K, 
 @gluon.jit
 def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, MATRICES, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
                            B_K_MAJOR: gl.constexpr, BATCHED: gl.constexpr, MMA_REGS: gl.constexpr,
-                           num_warps: gl.constexpr):
+                           num_warps: gl.constexpr, bias_ptr=None, ACTIVATION: gl.constexpr = ""):
     """C[M, N] = A[M, K] @ B[K, N] through descriptors of A ([BLOCK_M, BLOCK_K] blocks, stored [M, K]), B
     ([BLOCK_K, BLOCK_N] blocks of B stored [K, N], or [BLOCK_N, BLOCK_K] of B stored [N, K] with B_K_MAJOR) and
     C ([BLOCK_M, BLOCK_N / 2] blocks). BATCHED: C holds MATRICES products (a 3-D descriptor), and an operand
     with a 3-D descriptor a matrix for each (`copy_in`); MATRICES is 1 if not.
     num_warps must be 4: one warp group per turn. MMA_REGS: the registers each thread of the second group gets
-    (the first gets what the loader warp and it leave)."""
+    (the first gets what the loader warp and it leave). bias_ptr, ACTIVATION: `tilelab.linear`'s epilogue
+    (`apply_epilogue`); left at their defaults, the kernel compiles as it did before the epilogue existed."""
     a_block: gl.constexpr = block_shape(a_desc)
     b_block: gl.constexpr = block_shape(b_desc)
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES, a_block[0], a_block[1]], ring_layout(a_desc))
@@ -126,9 +153,9 @@ def matmul_pingpong_kernel(a_desc, b_desc, c_desc, M, N, K, MATRICES, GROUP_M: g
     mbarrier.init(turns.index(1), count=1)
     gl.warp_specialize([
         (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_first, M, N, K, MATRICES, GROUP_M,
-                         B_K_MAJOR, BATCHED, 0)),
+                         B_K_MAJOR, BATCHED, 0, bias_ptr, ACTIVATION)),
         (mma_partition, (a_bufs, b_bufs, ready, empty, turns, c_desc, c_second, M, N, K, MATRICES, GROUP_M,
-                         B_K_MAJOR, BATCHED, 1)),
+                         B_K_MAJOR, BATCHED, 1, bias_ptr, ACTIVATION)),
         (load_partition, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, MATRICES, GROUP_M, B_K_MAJOR,
                            BATCHED)),
     ], [4, 1], [MMA_REGS, 24])

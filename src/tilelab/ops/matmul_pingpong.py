@@ -127,9 +127,11 @@ def descriptors(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, config: PingP
             gluon_launch.describe(c, [config.block_m, config.block_n // 2]))
 
 
-def launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, sms: int, config: PingPongConfig | None = None):
+def launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, sms: int, config: PingPongConfig | None = None,
+           epilogue=None):
     """C = A @ B, of 2-D views or of [batch, rows, cols] ones (checked by `unsupported_reason`; C holds every
-    matrix of the product); returns (compiled, grid, arguments). `config` defaults to `config_for` C's dtype."""
+    matrix of the product); returns (compiled, grid, arguments). `config` defaults to `config_for` C's dtype.
+    `epilogue`: `tilelab.linear`'s (bias or None, activation), fused as each half tile is stored."""
     from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
 
     config = config or config_for(c.dtype)
@@ -138,16 +140,24 @@ def launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, sms: int, config: 
     grid = (gluon_launch.persistent_programs(m, n, config, sms, matrices), 1, 1)
     args = (*descriptors(a, b, c, config), m, n, k, matrices, config.group_m, config.num_stages,
             not gluon_launch.stored_row_major(b), matrices > 1, config.mma_regs)
-    # As in matmul_registers.launch: num_warps, a keyword here, is recorded last for replays.
-    compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps)
-    return compiled, grid, (*args, config.num_warps)
+    # As in matmul_registers.launch: num_warps, a keyword here, is recorded last for replays (then the
+    # epilogue's two parameters, which come after it in the signature).
+    if epilogue is None:
+        compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps)
+        return compiled, grid, (*args, config.num_warps)
+    bias, activation = epilogue
+    compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps, bias_ptr=bias,
+                                            ACTIVATION=activation or "")
+    return compiled, grid, (*args, config.num_warps, bias, activation or "")
 
 
 def compile_for(target_arch: int = 90, dtype: torch.dtype = torch.float16, b_k_major: bool = False,
-                out_dtype: torch.dtype | None = None, batch: int = 1):
+                out_dtype: torch.dtype | None = None, batch: int = 1, bias: bool = False,
+                activation: str | None = None):
     """Compile the kernel for `sm_<target_arch>` without a GPU, as a launch on aligned 4096-wide operands would
     specialize it (C in `out_dtype`, default `dtype`; `batch` > 1: that many matrices of each operand, described
-    in 3-D); returns Triton's CompiledKernel."""
+    in 3-D; bias, activation: `tilelab.linear`'s epilogue, a bias of `dtype`; activation="" binds the epilogue's
+    parameters at their defaults, None leaves them out of the signature); returns Triton's CompiledKernel."""
     from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
 
     out_dtype = out_dtype or dtype
@@ -156,9 +166,18 @@ def compile_for(target_arch: int = 90, dtype: torch.dtype = torch.float16, b_k_m
     a, c = torch.empty(batch, size, size, dtype=dtype), torch.empty(batch, size, size, dtype=out_dtype)
     b = torch.empty(batch, size, size, dtype=dtype)
     names = ("a_desc", "b_desc", "c_desc")
+    scalars = {"M": "i32", "N": "i32", "K": "i32", "MATRICES": "i32"}
+    constexprs = {"GROUP_M": config.group_m, "STAGES": config.num_stages, "B_K_MAJOR": b_k_major,
+                  "BATCHED": batch > 1, "MMA_REGS": config.mma_regs, "num_warps": config.num_warps}
+    if bias or activation is not None:
+        from triton.runtime.jit import mangle_type
+
+        if bias:
+            scalars["bias_ptr"] = mangle_type(torch.empty(1, dtype=dtype))
+        else:
+            constexprs["bias_ptr"] = None
+        constexprs["ACTIVATION"] = activation or ""
     return gluon_launch.compile_without_gpu(
         matmul_pingpong_kernel,
         dict(zip(names, descriptors(a, b.transpose(1, 2) if b_k_major else b, c, config), strict=True)),
-        {"M": "i32", "N": "i32", "K": "i32", "MATRICES": "i32"},
-        {"GROUP_M": config.group_m, "STAGES": config.num_stages, "B_K_MAJOR": b_k_major, "BATCHED": batch > 1,
-         "MMA_REGS": config.mma_regs, "num_warps": config.num_warps}, config.num_warps, target_arch)
+        scalars, constexprs, config.num_warps, target_arch)
