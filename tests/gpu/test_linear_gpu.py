@@ -20,8 +20,8 @@ pytestmark = pytest.mark.gpu
 
 ACTIVATIONS = [None, "relu", "gelu", "silu"]
 DTYPES = [torch.float16, torch.bfloat16]
-# (leading dims, M, N, K): large, ragged, skinny (matmul's split-K shape, re-planned), rows off 32-byte sectors,
-# 3-D x, and an MLP's up-projection.
+# (leading dims, M, N, K): large, ragged, skinny (matmul's split-K shape, kept on split-K), rows off 32-byte
+# sectors, 3-D x, and an MLP's up-projection.
 SHAPES = [((), 4096, 4096, 4096), ((), 127, 255, 65), ((), 16, 4096, 4096), ((), 1000, 1000, 1000),
           ((4,), 77, 1024, 768), ((), 2048, 11008, 4096), ((), 3000, 1000, 520)]
 
@@ -82,6 +82,89 @@ def test_forced_paths_on_a_ragged_shape(path, dtype, rng):
         out = linear(x, weight, bias, activation=activation, path=path)
         assert describe_linear(x, weight, bias, activation=activation, path=path)["path"] == path
         check(out, x, weight, bias, activation, label=f"{path} {dtype} {activation}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_skinny_default_plan_keeps_split_k(dtype, rng):
+    """x [16, 4096] @ weight [4096, 4096].T: the matmul splits K there, and linear now splits too, with the
+    epilogue on the slices' sum (before split-K had it, linear re-planned this shape on another kernel)."""
+    x, weight, bias = operands((), 16, 4096, 4096, dtype, rng)
+    assert matmul_op.describe_plan(x, weight.mT)["path"] == "splitk"
+    for activation in ACTIVATIONS:
+        plan = describe_linear(x, weight, bias, activation=activation)
+        assert plan["path"] == "splitk", plan
+        check(linear(x, weight, bias, activation=activation), x, weight, bias, activation,
+              label=f"16x4096x4096 {dtype} {activation}")
+
+
+# Split-K through pointers (fewer than 256 rows of C: rows of 1000 elements, 3-D x) and through TMA (from 256).
+SPLIT_SHAPES = [((), 16, 1000, 4000), ((3,), 7, 520, 1000), ((), 300, 520, 2048), ((), 1024, 64, 4096)]
+
+
+@pytest.mark.parametrize("lead,m,n,k", SPLIT_SHAPES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forced_split_k_with_every_split(lead, m, n, k, dtype, rng):
+    rows = m * (lead[0] if lead else 1)
+    configs = matmul_hopper.split_k_candidates(rows, n, k, 1, 2, matmul_hopper.device_sms(torch.device("cuda")))
+    chosen = {c.split_k: c for c in configs}  # one configuration per number of slices, 1 (no split) included
+    for config in [None, *chosen.values()]:
+        for activation in ("gelu", "silu", "relu"):
+            x, weight, bias = operands(lead, m, n, k, dtype, rng)
+            out = linear(x, weight, bias, activation=activation, path="splitk", config=config)
+            plan = describe_linear(x, weight, bias, activation=activation, path="splitk", config=config)
+            assert plan["path"] == "splitk", plan
+            label = f"{lead}x{m}x{n}x{k} {dtype} {activation} {config.label() if config else 'tuned'}"
+            check(out, x, weight, bias, activation, label=label)
+
+
+@pytest.mark.parametrize("precision", ["tf32", "tf32x3", "ieee"])
+def test_float32_on_split_k(precision, rng):
+    for activation in ("gelu", "silu"):
+        x, weight, bias = operands((), 32, 768, 4096, torch.float32, rng)
+        check(linear(x, weight, bias, activation=activation, precision=precision, path="splitk"), x, weight,
+              bias, activation, precision, f"split-K {precision} {activation}")
+
+
+@pytest.mark.parametrize("m", [16, 300])  # split-K's pointer kernel and its descriptor kernel
+@pytest.mark.parametrize("split", [None, 4])  # the tuned configuration, and a forced split in 4
+def test_split_k_replays_read_each_calls_bias(m, split, rng, monkeypatch):
+    """A split-K linear is recorded and replayed like the other paths, with a fresh workspace and the stream's
+    tile counters on each call, and each call's bias: the second call with new bias values (in place, then in
+    a new buffer) must use them. The counters are left at zero after every launch."""
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})
+    launches = []
+    real = matmul_op._launch_plan
+
+    def counting(*args, **kwargs):
+        launches.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(matmul_op, "_launch_plan", counting)
+    n, k = 520, 4096
+    config = None
+    if split is not None:
+        config = next(c for c in matmul_hopper.split_k_candidates(m, n, k, 1, 2, matmul_hopper.device_sms(
+            torch.device("cuda"))) if c.split_k == split)
+    x, weight, bias = operands((), m, n, k, torch.float16, rng)
+    first = linear(x, weight, bias, activation="gelu", path="splitk", config=config)
+    check(first, x, weight, bias, "gelu", label=f"split-K {m} rows, first call")
+    (replay,) = matmul_op._REPLAYS.values()
+    assert isinstance(replay, linear_op._LinearReplay) and replay.split_k is not None
+    for again in range(3):  # new bias values in place, then a new bias buffer, then new x, weight and bias
+        if again == 0:
+            bias.copy_(randn((n,), bias.dtype, "cuda", rng))
+        elif again == 1:
+            bias = randn((n,), torch.float16, "cuda", rng)
+        else:
+            x, weight, bias = operands((), m, n, k, torch.float16, rng)
+        out = linear(x, weight, bias, activation="gelu", path="splitk", config=config)
+        torch.cuda.synchronize()
+        check(out, x, weight, bias, "gelu", label=f"split-K {m} rows, replay {again}")
+        assert not matmul_hopper.split_k_counters(x.device, 1).any(), "tile counters not left at zero"
+    assert len(launches) == 1, "replayed calls went through the full path"
+    # A plain matmul of the same operands keeps its own recorded split-K launch (the epilogue's defaults passed).
+    for _ in range(2):
+        check(matmul_op.matmul(x, weight.mT, path="splitk", config=config), x, weight, None, None, label="matmul")
 
 
 @pytest.mark.parametrize("precision", ["tf32", "tf32x3", "ieee"])

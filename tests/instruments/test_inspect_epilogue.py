@@ -13,7 +13,7 @@ def inspect(tmp_path, *args):
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor"])
 def test_the_epilogue_is_compiled_in_and_named(tmp_path, path):
     plain = inspect(tmp_path / "plain", "--path", path)
     fused = inspect(tmp_path / "fused", "--path", path, "--bias", "--activation", "gelu")
@@ -29,7 +29,7 @@ def test_the_epilogue_is_compiled_in_and_named(tmp_path, path):
 
 
 @pytest.mark.parametrize("args", [["--path", "pingpong", "--activation", "silu"],
-                                  ["--path", "splitk", "--bias"],
+                                  ["--path", "registers", "--bias"],
                                   ["--op", "conv2d_bn_silu", "--activation", "relu"],
                                   ["--op", "scaled_matmul", "--bias"]])
 def test_the_epilogue_only_where_a_kernel_has_it(tmp_path, args):

@@ -92,7 +92,7 @@ def test_tma_paths_on_ragged_shapes(path, m, n, k, dtype, device, rng):
         check(out, x, weight, bias, activation, _precision(dtype), f"{path} {m}x{n}x{k} {activation}")
 
 
-@pytest.mark.parametrize("path", [None, "pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", [None, "pointer", "descriptor", "persistent", "splitk"])
 @pytest.mark.parametrize("activation", ACTIVATIONS)
 @pytest.mark.parametrize("with_bias", [True, False])
 def test_every_activation_with_and_without_bias(path, activation, with_bias, device, rng, poisoned_outputs):
@@ -127,7 +127,7 @@ def test_activation_sees_the_biased_accumulator(device, rng):
             check(out, x, weight, bias, activation, "ieee", f"bias {sign:+d} {activation}")
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk"])
 def test_the_bias_is_read_only_within_its_n_elements(path, device, rng, monkeypatch):
     """Columns past N are dropped when C is stored, so a bias read past N changes no result: it reads memory
     that is not the bias (out of bounds at the end of an allocation). Every enabled lane of every masked load
@@ -169,7 +169,7 @@ def test_one_dimensional_x(device, rng):
     check(out, x, weight, bias, "gelu", "ieee")
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk"])
 def test_four_dimensional_x_and_a_batch_that_does_not_fold(path, device, rng):
     weight = randn((56, 32), torch.float16, device, rng)
     bias = randn((56,), torch.float16, device, rng)
@@ -225,6 +225,185 @@ def test_named_and_explicit_configs(config, path, device, rng):
     check(out, x, weight, bias, "relu", "ieee", f"{path} {config}")
 
 
+# -- split-K: the epilogue on the slices' sum --------------------------------------------------------------
+
+# M, N, K: ragged, with K cut into several slices of the interpreter's 32-wide K steps (300: 10 steps), a K
+# shorter than a slice's share (65, 1: slices left empty), one row, one column.
+SPLIT_RAGGED = [(7, 65, 300), (1, 127, 255), (127, 255, 65), (1, 1, 1), (33, 1, 100)]
+# From 256 rows of C, with rows on 16 bytes (K a multiple of 8 in fp16), split-K reads through host-built
+# descriptors (`split_k_reads_through_tma`); N stays ragged.
+SPLIT_TMA = [(257, 65, 64), (300, 7, 136)]
+
+
+def _split_k_launches(monkeypatch):
+    """The keyword arguments of every `_launch_split_k` call (the descriptor kernel's layouts, the epilogue)."""
+    from tilelab.ops import matmul_hopper
+
+    launches = []
+    real = matmul_hopper._launch_split_k
+
+    def spy(*args, **kwargs):
+        launches.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(matmul_hopper, "_launch_split_k", spy)
+    return launches
+
+
+@pytest.mark.parametrize("m,n,k", SPLIT_RAGGED)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_split_k_path_on_ragged_shapes(m, n, k, dtype, device, rng, monkeypatch):
+    launches = _split_k_launches(monkeypatch)
+    for activation in ACTIVATIONS:
+        x, weight, bias = operands(m, n, k, dtype, device, rng)
+        out = linear(x, weight, bias, activation=activation, precision=_precision(dtype), path="splitk")
+        described = describe_linear(x, weight, bias, activation=activation, path="splitk")
+        assert described["path"] == "splitk" and described["config"]["split_k"] == 2, described
+        check(out, x, weight, bias, activation, _precision(dtype), f"splitk {m}x{n}x{k} {activation}")
+    assert len(launches) == len(ACTIVATIONS)
+    assert all(kw["epilogue"] is not None and "a_layout" not in kw for kw in launches), "not the pointer kernel"
+
+
+@pytest.mark.parametrize("m,n,k", SPLIT_TMA)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_split_k_through_tma_on_ragged_shapes(m, n, k, dtype, device, rng, monkeypatch):
+    launches = _split_k_launches(monkeypatch)
+    for activation in ACTIVATIONS:
+        x, weight, bias = operands(m, n, k, dtype, device, rng)
+        out = linear(x, weight, bias, activation=activation, precision=_precision(dtype), path="splitk")
+        check(out, x, weight, bias, activation, _precision(dtype), f"splitk-tma {m}x{n}x{k} {activation}")
+    assert len(launches) == len(ACTIVATIONS)
+    assert all("a_layout" in kw and kw["epilogue"] is not None for kw in launches), "not the descriptor kernel"
+
+
+@pytest.mark.parametrize("split_k", [1, 2, 3, 4])
+@pytest.mark.parametrize("m,n,k", [(7, 65, 300), (20, 33, 40), (256, 40, 48)])
+def test_split_k_explicit_configs(split_k, m, n, k, device, rng):
+    """An explicit `HopperConfig` gives the tiles and the number of slices: 1 (each program writes C), or a split
+    whose last slice sums and writes C; K = 40 in 16-wide steps is 3 steps, so 4 slices leave one empty."""
+    config = HopperConfig(16, 32, 16, group_m=2, num_warps=4, num_stages=1, epilogue_subtile=False,
+                          split_k=split_k)
+    for dtype in (torch.float16, torch.float32):
+        for activation in ("gelu", "silu", "relu"):
+            x, weight, bias = operands(m, n, k, dtype, device, rng)
+            out = linear(x, weight, bias, activation=activation, precision=_precision(dtype), path="splitk",
+                         config=config)
+            assert describe_linear(x, weight, bias, activation=activation, path="splitk",
+                                   config=config)["config"]["split_k"] == split_k
+            check(out, x, weight, bias, activation, _precision(dtype), f"{config.label()} {dtype} {activation}")
+
+
+@pytest.mark.parametrize("descriptors", [False, True])
+def test_split_k_partials_stay_plain_products(descriptors, device, rng):
+    """The epilogue applies to the slices' sum, never to a partial: the workspace's planes still add up to
+    x @ weight.T alone (a bias or relu applied per slice would add the bias 3 times, or clip each partial),
+    and C is relu(sum + bias)."""
+    from tilelab.ops.matmul import operand_layout
+    from tilelab.ops.matmul_hopper import launch_split_k
+
+    m, n, k = 40, 48, 96
+    x, weight, bias = operands(m, n, k, torch.float32, device, rng)
+    a3, b3 = x[None], weight.mT[None]
+    c = torch.full((1, m, n), float("nan"), dtype=torch.float32, device=device)
+    config = HopperConfig(16, 32, 16, group_m=2, num_warps=4, num_stages=1, epilogue_subtile=False, split_k=3)
+    layouts = {"a_layout": operand_layout(a3), "b_layout": operand_layout(b3)} if descriptors else {}
+    workspace = launch_split_k(a3, b3, c, m, n, k, "ieee", config, **layouts, epilogue=(bias, "relu"))
+    product = x.double().cpu() @ weight.double().cpu().T
+    assert relative_error(workspace[0].double().sum(0).cpu(), product) < 1e-6
+    assert (workspace < 0).any(), "relu applied to a partial"
+    check(c[0], x, weight, bias, "relu", "ieee", "launch_split_k with an epilogue")
+
+
+@pytest.mark.parametrize("path", ["splitk", "splitk-descriptor"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_split_k_replays_pass_workspace_counters_and_each_calls_bias(path, dtype, device, rng, monkeypatch):
+    """Replays are recorded on a GPU only; here they are recorded anyway (`_replay_key` and `_replayable`
+    allowed) and the bound launches (`bind_launch`, `bind_descriptor_launch`) run the kernel on the
+    interpreter with the addresses the replay passes, resolved back to tensors: x, weight, C's fresh storage,
+    a fresh workspace, the stream's tile counters, the recorded middle arguments, this call's bias. A replay
+    that passed the first call's bias, or misplaced an argument, fails the float64 reference."""
+    if device != "cpu":
+        pytest.skip("resolves the interpreter's addresses; tests/gpu replays on the GPU")
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel
+    from tilelab.ops import matmul_hopper
+
+    kernel = matmul_splitk_kernel if path == "splitk" else matmul_splitk_descriptor_kernel
+    m, n, k = (7, 65, 300) if path == "splitk" else (257, 65, 64)
+    tensors = []
+    real_new_empty = torch.Tensor.new_empty
+
+    def new_empty(self, *args, **kwargs):  # the replay's output storage and workspace, poisoned
+        made = real_new_empty(self, *args, **kwargs)
+        if "dtype" in kwargs:  # the replay's calls (the interpreter's own, copying arguments, give none)
+            made.fill_(float("nan"))
+            tensors.append(made)
+        return made
+
+    def resolve(address):
+        known = {t.data_ptr(): t for t in [*tensors, *matmul_hopper._SPLIT_K_COUNTERS.values()]}
+        return known.get(address, address)
+
+    replayed = []
+
+    def bind_launch(compiled, grid, tail_args):
+        def launch(stream, *pointers):
+            replayed.append(pointers)
+            kernel[grid](*map(resolve, pointers), *tail_args)
+        return launch
+
+    def bind_descriptor_launch(compiled, grid, tail_args, descriptors):
+        def launch(stream, *addresses):
+            replayed.append(addresses)
+            described = [TensorDescriptor(resolve(address), d.shape, d.strides, d.block_shape)
+                         for address, d in zip(addresses, descriptors, strict=False)]
+            kernel[grid](*described, *map(resolve, addresses[len(descriptors):]), *tail_args)
+        return launch
+
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})
+    monkeypatch.setattr(matmul_op, "_replayable", lambda *args: True)
+    monkeypatch.setattr(matmul_op, "_stream_getter", lambda: (lambda index: 0))
+    monkeypatch.setattr(matmul_op, "bind_launch", bind_launch)
+    monkeypatch.setattr(matmul_op, "bind_descriptor_launch", bind_descriptor_launch)
+    monkeypatch.setattr(linear_op, "_replay_key", lambda x, weight, bias, activation, *rest: (
+        "linear", tuple(x.shape), bias is None, activation))
+    monkeypatch.setattr(torch.Tensor, "new_empty", new_empty)
+    full = []
+    real_plan = matmul_op._launch_plan
+
+    def counting(*args, **kwargs):
+        full.append(kwargs.get("epilogue"))
+        return real_plan(*args, **kwargs)
+
+    monkeypatch.setattr(matmul_op, "_launch_plan", counting)
+
+    x, weight, bias = operands(m, n, k, dtype, device, rng)
+    tensors.extend((x, weight, bias))
+    check(linear(x, weight, bias, activation="gelu", precision=_precision(dtype), path="splitk"), x, weight, bias,
+          "gelu", _precision(dtype), "first call")
+    biases = [bias]
+    (replay,) = matmul_op._REPLAYS.values()
+    assert isinstance(replay, linear_op._LinearReplay) and replay.split_k is not None
+    assert len(full) == 1 and not replayed
+    for again in range(3):  # a new bias elsewhere, new values in the same bias, new x, weight and bias
+        if again == 1:
+            bias.copy_(randn((n,), dtype, device, rng))
+        else:
+            x, weight, bias = operands(m, n, k, dtype, device, rng)
+        tensors.extend((x, weight, bias))
+        biases.append(bias)
+        out = linear(x, weight, bias, activation="gelu", precision=_precision(dtype), path="splitk")
+        check(out, x, weight, bias, "gelu", _precision(dtype), f"replay {again}")
+    assert len(full) == 1 and len(replayed) == 3, "a replayed call went through the full path"
+    # Every kernel parameter but the trailing ACTIVATION (the bound tail): pointers, middle, this call's bias.
+    assert all(len(pointers) + 1 == len(kernel.arg_names) for pointers in replayed)
+    assert [pointers[-1] for pointers in replayed] == [b.data_ptr() for b in biases[1:]]
+    assert len({b.data_ptr() for b in biases}) == 3  # the first call's, then two more
+    counters = matmul_hopper.split_k_counters(torch.device(device), 1)
+    assert replayed[-1][4] == counters.data_ptr() and not counters.any(), "counters not left at zero"
+
+
 # -- planning: the paths without an epilogue give way ------------------------------------------------------
 
 
@@ -241,12 +420,28 @@ def _pretend(monkeypatch, planned_path, config=None):
     monkeypatch.setattr(matmul_op, "plan_matmul", plan)
 
 
-@pytest.mark.parametrize("planned", ["pingpong", "registers", "splitk"])
+@pytest.mark.parametrize("planned", ["pingpong", "registers"])
 def test_paths_without_an_epilogue_replan_on_the_persistent_kernel(planned, monkeypatch, device, rng):
     _pretend(monkeypatch, planned)
     x, weight, bias = operands(40, 48, 32, torch.float16, device, rng)
     assert describe_linear(x, weight, bias, activation="relu")["path"] == "persistent"
     check(linear(x, weight, bias, activation="relu"), x, weight, bias, "relu", label=planned)
+
+
+@pytest.mark.parametrize("k", [32, 7])  # TMA-usable rows or not: split-K reads through pointers either way here
+def test_plan_linear_keeps_a_split_k_plan(k, monkeypatch, device, rng):
+    """Split-K has the epilogue: where the matmul would split K (a skinny problem on a GPU), linear splits too,
+    with the matmul's tiles and slices, and the epilogue goes to the split-K launch."""
+    config = HopperConfig(16, 32, 16, group_m=2, num_warps=4, num_stages=1, epilogue_subtile=False, split_k=3)
+    _pretend(monkeypatch, "splitk", config)
+    launches = _split_k_launches(monkeypatch)
+    x, weight, bias = operands(40, 48, k, torch.float16, device, rng)
+    plan, _ = linear_op.plan_linear(matmul_op._as_gemm(x, weight.mT), None, None, None)
+    assert plan.path == "splitk" and plan.config == config
+    described = describe_linear(x, weight, bias, activation="gelu")
+    assert described["path"] == "splitk" and described["config"]["split_k"] == 3, described
+    check(linear(x, weight, bias, activation="gelu"), x, weight, bias, "gelu", label="split-K kept")
+    assert len(launches) == 1 and launches[0]["epilogue"][1] == "gelu"
 
 
 def test_a_wide_tile_replans_too(monkeypatch, device, rng):
@@ -257,7 +452,7 @@ def test_a_wide_tile_replans_too(monkeypatch, device, rng):
 
 def test_operands_tma_cannot_read_replan_on_the_pointer_kernel(monkeypatch, device, rng):
     # K = 7 fp16: 14-byte rows, which neither the persistent nor the descriptor kernel can take.
-    _pretend(monkeypatch, "splitk")
+    _pretend(monkeypatch, "pingpong")
     x, weight, bias = operands(40, 48, 7, torch.float16, device, rng)
     assert describe_linear(x, weight, bias, activation="gelu")["path"] == "pointer"
     check(linear(x, weight, bias, activation="gelu"), x, weight, bias, "gelu", label="pointer fallback")
@@ -285,18 +480,23 @@ def test_a_tuned_wide_tile_gives_way_to_its_power_of_two_part(monkeypatch, devic
     check(out, x, weight, bias, "gelu", label="narrowed wide tile")
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor"])
 @pytest.mark.parametrize("fused", [False, True])
 def test_every_replay_passes_every_kernel_parameter(path, fused, device, rng, monkeypatch):
     """A replay (`bind_launch`) hands its arguments to the C launcher Triton built, which takes every parameter,
     constexprs included. A matmul launch leaves the epilogue's parameters to Triton's binder (its arguments are
     what they were before linear), so the arguments its replay keeps must add their defaults; a linear launch
-    passes them itself (`_LinearReplay` keeps all but A, B, C and the bias)."""
+    passes them itself (`_LinearReplay` keeps all but A, B, C, split-K's workspace and counters, and the bias).
+    Split-K's replays pass A, B, C, the workspace and the counters before the arguments they keep."""
     from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel
     from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
+    from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel
 
     kernel = {"pointer": matmul_pointer_kernel, "descriptor": matmul_descriptor_kernel,
-              "persistent": matmul_persistent_kernel}[path]
+              "persistent": matmul_persistent_kernel, "splitk": matmul_splitk_kernel,
+              "splitk-descriptor": matmul_splitk_descriptor_kernel}[path]
+    pointers = 5 if path.startswith("splitk") else 3
+    rows = 256 if path == "splitk-descriptor" else 20  # split-K reads through TMA from 256 rows
     recorded = []
     real = matmul_op._launch_plan
 
@@ -306,17 +506,21 @@ def test_every_replay_passes_every_kernel_parameter(path, fused, device, rng, mo
         return result
 
     monkeypatch.setattr(matmul_op, "_launch_plan", recording)
-    x, weight, bias = operands(20, 24, 16, torch.float16, device, rng)
+    x, weight, bias = operands(rows, 24, 16, torch.float16, device, rng)
+    op_path = "splitk" if path.startswith("splitk") else path
     if fused:
-        linear(x, weight, bias, activation="gelu", path=path)
+        linear(x, weight, bias, activation="gelu", path=op_path)
     else:
-        matmul_op.matmul(x, weight.mT, path=path)
-    ((_, _, args, tail_args, _),) = recorded
+        matmul_op.matmul(x, weight.mT, path=op_path)
+    ((_, _, args, tail_args, split_k),) = recorded
+    assert (split_k is not None) == path.startswith("splitk")
+    if path == "splitk-descriptor":
+        assert hasattr(args[0], "block_shape") and hasattr(args[1], "block_shape"), "not the descriptor kernel"
     if fused:
         assert len(args) == len(kernel.arg_names) and args[-2:] == (bias, "gelu")
     else:
         assert len(args) == len(kernel.arg_names) - 2, "a matmul launch's arguments changed"
-        assert 3 + len(tail_args) == len(kernel.arg_names) and tail_args[-2:] == (None, "")
+        assert pointers + len(tail_args) == len(kernel.arg_names) and tail_args[-2:] == (None, "")
 
 
 # -- empty and degenerate sizes ----------------------------------------------------------------------------
@@ -514,3 +718,10 @@ def test_linear_module_matches(device, rng):
     out.sum().backward()
     assert layer.weight.grad is not None and layer.bias.grad is not None
     assert linear_op.ACTIVATIONS == ("relu", "gelu", "silu")
+
+
+def test_the_path_error_lists_the_kernels_with_the_epilogue(device, rng):
+    a = _args(device, rng)
+    with pytest.raises(contracts.ContractError) as raised:
+        linear(a["x"], a["weight"], a["bias"], activation="relu", path="registers")
+    assert all(repr(path) in str(raised.value) for path in ("pointer", "descriptor", "persistent", "splitk"))

@@ -1,7 +1,8 @@
 """`tilelab.linear`'s fused epilogue leaves every matmul launch's machine code alone (sm_90 PTX, no GPU needed).
 
-The pointer, descriptor and persistent kernels take the epilogue through trailing parameters with defaults,
-`bias_ptr=None, ACTIVATION=""` (`apply_epilogue` in kernels/matmul.py). A matmul launch leaves them to
+The pointer, descriptor, persistent and split-K kernels (pointer and descriptor variants) take the epilogue
+through trailing parameters with defaults, `bias_ptr=None, ACTIVATION=""` (`apply_epilogue` in
+kernels/matmul.py; split-K's `finish_split_tile` applies it to the slices' sum). A matmul launch leaves them to
 Triton's binder, which binds the defaults: a None pointer is a constexpr, and the kernels skip the epilogue
 statically. Each kernel is compiled three ways here: without the two parameters in its signature (as before
 they existed, and as `inspection_source` and kernel-inspect still build it), with them at their defaults (what
@@ -39,6 +40,18 @@ HOPPER = {
     "persistent-bf16": {"config": P[0], "dtype": torch.bfloat16, "b_k_major": True},
     "persistent-fp32": {"config": dataclasses.replace(P[4], block_k=32), "dtype": torch.float32, "b_k_major": True},
 }
+# Split-K, the kernel name matmul_hopper knows and its options: a split (the last slice sums and writes C) and
+# no split (each program writes C), pointer loads and TMA (a linear's B, weight.T, is K-major).
+S = {c.label(): c for c in matmul_hopper.SPLIT_K_CANDIDATES}
+SPLIT_K = {
+    "splitk-sk2": ("splitk", {"config": S["16x64x128-g8-w4-s4-sk2"]}),
+    "splitk-sk1": ("splitk", {"config": S["32x64x128-g8-w4-s4"]}),
+    "splitk-sk3-fp32": ("splitk", {"config": dataclasses.replace(S["64x128x64-g8-w4-s4-sk3"], block_k=32),
+                                   "dtype": torch.float32}),
+    "splitk-descriptor-sk4": ("splitk_descriptor", {"config": S["32x64x128-g8-w4-s4-sk4"], "b_k_major": True}),
+    "splitk-descriptor-sk1": ("splitk_descriptor", {"config": S["32x64x128-g8-w4-s4"], "b_k_major": True}),
+    "splitk-descriptor-kn": ("splitk_descriptor", {"config": S["64x128x64-g8-w4-s4-sk3"]}),
+}
 TRITON = {
     "pointer-fp16": ("pointer", torch.float16, {}),
     "pointer-fp32": ("pointer", torch.float32, {}),
@@ -56,12 +69,12 @@ def compile_source(kernel, signature, constexprs, attrs, options):
 
 def variants(name):
     # (without the parameters, at their defaults, with a bias and gelu): the same source three ways.
-    if name in HOPPER:
-        job = HOPPER[name]
+    if name in HOPPER or name in SPLIT_K:
+        kernel_name, job = ("persistent", HOPPER[name]) if name in HOPPER else SPLIT_K[name]
         out = []
         for epilogue in ({}, None, {"bias": True, "activation": "gelu"}):
             kernel, signature, constexprs, attrs, options = matmul_hopper.inspection_source(
-                "persistent", **job, **(epilogue or {}))
+                kernel_name, **job, **(epilogue or {}))
             if epilogue is None:
                 signature = {**signature, "bias_ptr": "constexpr", "ACTIVATION": "constexpr"}
                 constexprs = {**constexprs, **DEFAULTS}
@@ -80,7 +93,7 @@ def variants(name):
 
 
 facts = {}
-for name in [*HOPPER, *TRITON]:
+for name in [*HOPPER, *SPLIT_K, *TRITON]:
     try:
         facts[name] = variants(name)
     except Exception as e:
@@ -90,7 +103,9 @@ json.dump(facts, sys.stdout)
 
 CASES = ["persistent-default", "persistent-kn", "persistent-whole-tile", "persistent-warp-specialized",
          "persistent-flattened", "persistent-row-classes", "persistent-bf16", "persistent-fp32",
-         "pointer-fp16", "pointer-fp32", "descriptor-fp16", "descriptor-row-classes", "descriptor-fp32"]
+         "pointer-fp16", "pointer-fp32", "descriptor-fp16", "descriptor-row-classes", "descriptor-fp32",
+         "splitk-sk2", "splitk-sk1", "splitk-sk3-fp32", "splitk-descriptor-sk4", "splitk-descriptor-sk1",
+         "splitk-descriptor-kn"]
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +165,7 @@ def test_a_launch_without_epilogue_compiles_as_before(compiled, name):
 @pytest.mark.parametrize("name", CASES)
 def test_bias_and_activation_change_the_code(compiled, name):
     """The comparison above can fail: the epilogue adds the bias load and gelu's arithmetic (one more pointer
-    parameter, more instructions), and the tensor cores and TMA stay."""
+    parameter, more instructions), and the tensor cores and TMA stay (split-K's pointer kernel has no TMA)."""
     without, _, fused = _ptx(compiled, name)
     params = [len(re.findall(r"\.param \.u64 \.ptr", ptx)) for ptx in (without, fused)]
     assert params[1] == params[0] + 1, f"{name}: parameters {params}"
@@ -158,8 +173,22 @@ def test_bias_and_activation_change_the_code(compiled, name):
     assert sum(epilogue.values()) > sum(plain.values()), name
     loads = [sum(count for op, count in ops.items() if op.startswith("ld.global")) for ops in (plain, epilogue)]
     assert loads[1] > loads[0], f"{name}: no load of the bias ({loads})"
-    if not name.startswith("pointer"):
+    if name.startswith("splitk"):
+        assert "wgmma.mma_async" in fused or "mma.sync" in fused, f"{name}: no tensor cores"
+        assert ("cp.async.bulk.tensor" in fused) == name.startswith("splitk-descriptor"), name
+    elif not name.startswith("pointer"):
         assert "cp.async.bulk.tensor" in fused and "wgmma.mma_async" in fused, f"{name}: no TMA or wgmma"
+
+
+@pytest.mark.parametrize("name", [name for name in CASES if name.startswith("splitk")])
+def test_split_k_keeps_its_hand_over_with_the_epilogue(compiled, name):
+    """With the epilogue, a split still hands its partials over through the release/acquire tile counter and
+    resets it; without a split, each program still stores C directly (no atomics)."""
+    _, _, fused = _ptx(compiled, name)
+    if "sk1" in name:
+        assert "atom." not in fused, f"{name}: split_k=1 stores C directly"
+    else:
+        assert "atom.global.gpu.acq_rel.add" in fused and "atom.global.gpu.relaxed.exch" in fused, name
 
 
 def test_strip_locations_keeps_instructions():

@@ -66,8 +66,9 @@ def parser() -> argparse.ArgumentParser:
                         "descriptors (A and C 3-D, 4-D with --batch), as tilelab plans fp16/bf16 rows that start "
                         "16 bytes into a sector (tilelab.ops.matmul.row_classes)")
     p.add_argument("--activation", choices=["relu", "gelu", "silu"],
-                   help="matmul's pointer, descriptor or persistent path with tilelab.linear's fused epilogue: "
-                        "this activation on the float32 accumulator before the store")
+                   help="matmul's pointer, descriptor, persistent or splitk* path with tilelab.linear's fused "
+                        "epilogue: this activation on the float32 accumulator (split-K: the slices' sum) before "
+                        "the store")
     p.add_argument("--bias", action="store_true",
                    help="with the fused epilogue's bias add (a [N] vector read in float32), as tilelab.linear")
     p.add_argument("--config",

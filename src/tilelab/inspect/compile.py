@@ -36,7 +36,8 @@ CONV_PATH = "implicit-gemm"  # conv2d_bn_silu's one kernel: the convolution as a
 CONV_KERNEL_SIZE = 3  # conv2d_bn_silu is inspected with a 3x3 filter on channels-last 64-channel images
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
-EPILOGUE_PATHS = ("pointer", "descriptor", "persistent")  # the kernels with tilelab.linear's fused epilogue
+# the kernels with tilelab.linear's fused epilogue
+EPILOGUE_PATHS = ("pointer", "descriptor", "persistent", "splitk", "splitk-descriptor")
 TMA_PATHS = ("descriptor", "persistent", "splitk-descriptor")  # the paths that can read a K-major B as stored
 BATCH_PATHS = ("persistent", "pingpong")  # the kernels inspected as a batch (`--batch`)
 CLASS_PATHS = ("descriptor", "persistent")  # the kernels that read A's rows in classes (`--row-classes`)
@@ -161,8 +162,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     b_layout: B as stored, "kn" ([K, N] rows; matmul's default) or "nk" ([N, K] rows, K-major).
     batched: as a batch of INSPECTED_BATCH products with an A and a B per entry (3-D descriptors); the
     persistent and pingpong paths, the kernels a batch takes by default.
-    bias, activation: matmul with `tilelab.linear`'s fused epilogue (the pointer, descriptor and persistent
-    kernels, `apply_epilogue`).
+    bias, activation: matmul with `tilelab.linear`'s fused epilogue (the pointer, descriptor, persistent and
+    split-K kernels, `apply_epilogue`).
     """
     import triton
 

@@ -50,7 +50,7 @@ def kernel_source(kernel_name: str, dtype, precision: str | None, config: str | 
     b_k_major: B stored [N, K] (matmul's persistent and split-K descriptor kernels; fp8 always is).
     batched: the persistent kernel on a batch's 3-D descriptors.
     row_classes > 1: the persistent kernel reading A's rows in that many classes (A and C one dimension up).
-    bias, activation: the persistent kernel with `tilelab.linear`'s fused epilogue.
+    bias, activation: the persistent or split-K kernels with `tilelab.linear`'s fused epilogue.
     """
     from tilelab.ops import matmul_hopper as hopper
 

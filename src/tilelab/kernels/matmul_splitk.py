@@ -18,24 +18,41 @@ Grid: (tiles in GROUP_M order, SPLIT_K, batch). `matmul_splitk_kernel`
 reads with masked pointer loads (any strides); `matmul_splitk_descriptor_kernel`
 reads through tensor descriptors (TMA on Hopper; the operand conventions of
 `matmul_descriptor_kernel`).
+
+`tilelab.linear`'s epilogue (trailing `bias_ptr`, `ACTIVATION`, as in the other
+kernels): `apply_epilogue` on the final float32 sum, by whichever program writes
+C (the last slice to arrive, or the only one), never on the partials.
 """
 
 import triton
 import triton.language as tl
 
-from tilelab.kernels.matmul import grouped_tile, known_multiples, load_operand_tiles, operand_descriptors
+from tilelab.kernels.matmul import (
+    apply_epilogue,
+    grouped_tile,
+    known_multiples,
+    load_operand_tiles,
+    operand_descriptors,
+)
 
 
 @triton.jit
 def finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride_cb, stride_cm, stride_cn,
-                      SPLIT_K: tl.constexpr):
-    """Hand in this slice's partial tile; the slice that completes the tile writes C."""
+                      SPLIT_K: tl.constexpr, off_n, BLOCK_N: tl.constexpr, bias_ptr, ACTIVATION: tl.constexpr):
+    """Hand in this slice's partial tile; the slice that completes the tile writes C.
+
+    off_n: the tile's first column (cols[0]). bias_ptr, ACTIVATION: `apply_epilogue` on the tile's whole float32
+    sum, right before its rounding to C's dtype; the partials in the workspace stay plain products. Neither
+    given (None, ""): not even a call, so a matmul launch compiles as it did before the epilogue existed.
+    """
     tile = tl.program_id(0)
     k_slice = tl.program_id(1)
     batch = tl.program_id(2).to(tl.int64)
     inside = (rows[:, None] < M) & (cols[None, :] < N)
     c_tile = c_ptr + batch * stride_cb + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     if SPLIT_K == 1:
+        if bias_ptr is not None or ACTIVATION != "":
+            acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
         tl.store(c_tile, acc.to(c_ptr.dtype.element_ty), mask=inside)
     else:
         planes = ws_ptr + batch * SPLIT_K * M * N  # int64, since batch is
@@ -51,6 +68,8 @@ def finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride
             for s in tl.static_range(SPLIT_K):  # slice order: the same sum whoever arrives last
                 # .cg: read from L2, never from a stale L1 line
                 total += tl.load(planes + s * M * N + offsets, mask=inside, other=0.0, cache_modifier=".cg")
+            if bias_ptr is not None or ACTIVATION != "":  # on the sum, never on a partial
+                total = apply_epilogue(total, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
             tl.store(c_tile, total.to(c_ptr.dtype.element_ty), mask=inside)
             tl.atomic_xchg(counter, 0, sem="relaxed", scope="gpu")  # ready for the next launch
 
@@ -69,6 +88,8 @@ def matmul_splitk_kernel(
     OFFSETS_64: tl.constexpr,
     EVEN_K: tl.constexpr,
     ALIGN: tl.constexpr,
+    bias_ptr=None,
+    ACTIVATION: tl.constexpr = "",
 ):
     """One K slice of one tile: its partial product, then `finish_split_tile`.
 
@@ -76,6 +97,9 @@ def matmul_splitk_kernel(
     ALIGN > 1: as `matmul_pointer_kernel`'s, N, K and the row and batch
     strides are multiples of ALIGN elements (the launcher checked), so the
     loads and stores can be vectorized; the workspace rows are N long.
+
+    bias_ptr, ACTIVATION: `apply_epilogue` on the final sum (`finish_split_tile`; `tilelab.linear`); left at
+    their defaults, nothing.
     """
     if ALIGN > 1:
         N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm = known_multiples(
@@ -115,7 +139,7 @@ def matmul_splitk_kernel(
         b_tile += BLOCK_K * stride_bk
 
     finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride_cb, stride_cm, stride_cn,
-                      SPLIT_K)
+                      SPLIT_K, pid_n * BLOCK_N, BLOCK_N, bias_ptr, ACTIVATION)
 
 
 @triton.jit
@@ -132,6 +156,8 @@ def matmul_splitk_descriptor_kernel(
     A_K_MAJOR: tl.constexpr,
     B_K_MAJOR: tl.constexpr,
     HOST_DESCRIPTORS: tl.constexpr = False,
+    bias_ptr=None,
+    ACTIVATION: tl.constexpr = "",
 ):
     """The same partial products, operands read through tensor descriptors: whole tiles, no masks.
 
@@ -139,6 +165,7 @@ def matmul_splitk_descriptor_kernel(
     last one of K, and the descriptor's zero padding takes care of it.
     HOST_DESCRIPTORS: a_ptr and b_ptr are descriptors built by the launcher (3-D for a batch:
     `load_block`).
+    bias_ptr, ACTIVATION: as in `matmul_splitk_kernel`.
     """
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     k_slice = tl.program_id(1)
@@ -167,4 +194,4 @@ def matmul_splitk_descriptor_kernel(
     rows = off_m + tl.arange(0, BLOCK_M)
     cols = off_n + tl.arange(0, BLOCK_N)
     finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride_cb, stride_cm, stride_cn,
-                      SPLIT_K)
+                      SPLIT_K, off_n, BLOCK_N, bias_ptr, ACTIVATION)

@@ -8,13 +8,15 @@ The call is tilelab.matmul's, with B = weight.T (a K-major view of nn.Linear's [
 same contract style, the same plan (`plan_matmul`) and tuned tiles (under the matmul's keys: the epilogue adds
 none), except that
 
-- only the pointer, descriptor and persistent kernels have the epilogue (`EPILOGUE_PATHS`). Where the matmul
-  would take another kernel, `plan_linear` re-plans the same problem on the first of those three that can
-  take it;
+- only the pointer, descriptor, persistent and split-K kernels have the epilogue (`EPILOGUE_PATHS`; split-K
+  applies it to the slices' float32 sum, in the program that writes C). Where the matmul would take another
+  kernel (pingpong, registers, a wide tile), `plan_linear` re-plans the same problem on the first of the
+  persistent, descriptor and pointer kernels that can take it;
 - replays are recorded apart: the first call with a given signature records its launch, as tilelab.matmul's
   do, in the same table (`matmul._REPLAYS`, so `pretune` forgets them too) but under keys of their own that
   begin with "linear" (a matmul key begins with a shape: neither can serve the other). A replay passes x's,
-  weight's, the output's and the bias's addresses anew on every call (`_LinearReplay`).
+  weight's, the output's and the bias's addresses anew on every call (`_LinearReplay`; split-K's also a fresh
+  workspace and the stream's tile counters).
 
 A call without bias and activation is a plain tilelab.matmul call, on any of its paths, its replays included.
 
@@ -33,7 +35,7 @@ from tilelab.recompute import gradients_by_recompute
 from tilelab.tuning import Config
 
 ACTIVATIONS = ("relu", "gelu", "silu")  # gelu: the exact erf form, torch.nn.functional.gelu's default
-EPILOGUE_PATHS = matmul_op.EPILOGUE_PATHS  # ("pointer", "descriptor", "persistent")
+EPILOGUE_PATHS = matmul_op.EPILOGUE_PATHS  # ("pointer", "descriptor", "persistent", "splitk")
 BIAS_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 
 
@@ -48,8 +50,9 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     tilelab.matmul's are (a [..., :N] view).
 
     float16/bfloat16 accumulate in float32; float32 takes `precision` as tilelab.matmul does ("tf32",
-    "tf32x3", "ieee"). `path` forces "pointer", "descriptor" or "persistent" (the kernels with the fused
-    epilogue); `config`, a named or explicit tile (a power-of-two block_n).
+    "tf32x3", "ieee"). `path` forces "pointer", "descriptor", "persistent" or "splitk" (the kernels with the
+    fused epilogue); `config`, a named or explicit tile (a power-of-two block_n; on the split-K path a
+    `HopperConfig` also gives the number of slices, `split_k`).
     """
     key = _replay_key(x, weight, bias, activation, precision, path, config)
     replay = matmul_op._REPLAYS.get(key) if key is not None else None
@@ -67,11 +70,11 @@ def plan_linear(p: "matmul_op._Problem", precision: str | None, path: str | None
     """(plan, problem): the matmul's plan for this problem, or, where its kernel has no epilogue, the same
     problem re-planned on the first of "persistent", "descriptor" and "pointer" that can take it.
 
-    The Gluon kernels (pingpong, registers), split-K (whose last slice sums float32 partials and writes C) and
-    the wide tiles (`tuning.is_wide`) have no fused epilogue. The persistent kernel is the matmul's choice for
-    large Hopper problems where those are not taken, so it comes first; it and the descriptor kernel need
-    TMA-usable operands (`operand_layout`; plan_matmul raises AlignmentError otherwise) and a Hopper GPU (or
-    the interpreter); the pointer kernel takes anything.
+    The Gluon kernels (pingpong, registers) and the wide tiles (`tuning.is_wide`) have no fused epilogue;
+    split-K has it (on the sum of its slices), so a skinny problem keeps its split. The persistent kernel is the
+    matmul's choice for large Hopper problems where those are not taken, so it comes first; it and the
+    descriptor kernel need TMA-usable operands (`operand_layout`; plan_matmul raises AlignmentError otherwise)
+    and a Hopper GPU (or the interpreter); the pointer kernel takes anything.
 
     The problem is returned too: a large tf32 product whose B is stored [K, N] (a weight passed transposed)
     gets B copied K-major, as tilelab.matmul gives it on every path but the registers one (`_with_k_major_b`;
@@ -107,7 +110,12 @@ def describe_linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | 
     if plan.path == "persistent":
         described["config"] = matmul_op.persistent_config(plan, p, c_probe).as_dict()
     elif plan.config is None:
-        known = tuning.known(matmul_op._tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), Config,
+        config_type = Config
+        if plan.path == "splitk":
+            from tilelab.ops import matmul_hopper
+
+            config_type = matmul_hopper.HopperConfig
+        known = tuning.known(matmul_op._tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), config_type,
                              matmul_op._fallback_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k))
         if known is not None and tuning.is_wide(known):  # as `_launch_plan` narrows it for the epilogue
             known = Config(**{**known.as_dict(), "block_n": known.block_n * 2 // 3})
@@ -133,11 +141,12 @@ def _forward(x, weight, bias, activation, precision, path, config, replay_key=No
     c3 = matmul_op._allocate_output(plan, p, x.dtype)
     bias_arg = None if bias is None else bias.contiguous()
     with matmul_op._config_must_fit(config):
-        compiled, grid, args, _, _ = matmul_op._launch_plan(plan, p, c3, epilogue=(bias_arg, activation or ""))
+        compiled, grid, args, _, split_k = matmul_op._launch_plan(plan, p, c3,
+                                                                  epilogue=(bias_arg, activation or ""))
     out = c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
     if (replay_key is not None and p.b_copy is None and bias_arg is bias
             and matmul_op._replayable(p, x, weight, c3, out)):
-        matmul_op._REPLAYS[replay_key] = _LinearReplay.record(compiled, grid, args, plan, c3, out)
+        matmul_op._REPLAYS[replay_key] = _LinearReplay.record(compiled, grid, args, plan, c3, out, split_k)
     return out
 
 
@@ -151,12 +160,14 @@ class _LinearReplay:
 
     The epilogue's parameters come last in the kernels' signatures (bias_ptr, ACTIVATION). A replay passes
     x's, weight's and the output's addresses first (for host-built descriptors, their tensor maps:
-    `bind_descriptor_launch`), then the recorded arguments between C and the bias (`middle`), then the bias's
-    address: the bias is read where this call's bias lies, never where the first call's did.
+    `bind_descriptor_launch`), then, for split-K, a fresh float32 workspace's and the tile counters' (as
+    tilelab.matmul's `_Replay`: `matmul_hopper.split_k_counters`, for this call's stream), then the recorded
+    arguments between those and the bias (`middle`), then the bias's address: the bias is read where this
+    call's bias lies, never where the first call's did.
     """
 
     launch: object  # bind_launch / bind_descriptor_launch, with ACTIVATION as the fixed tail
-    middle: tuple  # the recorded arguments after A, B and C and before bias_ptr: sizes, strides, constexprs
+    middle: tuple  # the recorded arguments after the pointers and before bias_ptr: sizes, strides, constexprs
     device: torch.device
     storage_shape: tuple[int, ...]
     out_dtype: torch.dtype
@@ -164,9 +175,10 @@ class _LinearReplay:
     out_strides: tuple[int, ...]
     out_is_storage: bool  # the output is its whole buffer: return it as allocated
     needs_scratch: bool  # descriptors built in the kernel: the allocator must be set in this thread
+    split_k: tuple | None = None  # split-K: (workspace shape, tile counters needed), as `_launch_plan` gives it
 
     @classmethod
-    def record(cls, compiled, grid, args, plan, c3, out) -> "_LinearReplay":
+    def record(cls, compiled, grid, args, plan, c3, out, split_k=None) -> "_LinearReplay":
         *head, _, activation = args  # ..., bias_ptr, ACTIVATION (`matmul.epilogue_args`)
         descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), head[:3]))
         if descriptors:
@@ -175,16 +187,27 @@ class _LinearReplay:
             launch = matmul_op.bind_launch(compiled, grid, (activation,))
         storage = c3._base if c3._base is not None else c3
         whole = out.is_contiguous() and out.numel() == storage.numel()
-        return cls(launch, tuple(head[3:]), out.device, tuple(out.shape if whole else storage.shape), out.dtype,
-                   tuple(out.shape), out.stride(), whole,
-                   plan.path in ("descriptor", "persistent") and not descriptors)
+        pointers = 3 if split_k is None else 5  # A, B, C (and split-K's workspace and counters)
+        return cls(launch, tuple(head[pointers:]), out.device, tuple(out.shape if whole else storage.shape),
+                   out.dtype, tuple(out.shape), out.stride(), whole,
+                   plan.path in ("descriptor", "persistent") and not descriptors, split_k)
 
     def __call__(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if self.needs_scratch:
             matmul_op._ensure_descriptor_scratch()
+        stream = matmul_op._stream_getter()(self.device.index)
         storage = x.new_empty(self.storage_shape, dtype=self.out_dtype)
-        self.launch(matmul_op._stream_getter()(self.device.index), x.data_ptr(), weight.data_ptr(),
-                    storage.data_ptr(), *self.middle, None if bias is None else bias.data_ptr())
+        bias_address = None if bias is None else bias.data_ptr()
+        if self.split_k is None:
+            self.launch(stream, x.data_ptr(), weight.data_ptr(), storage.data_ptr(), *self.middle, bias_address)
+        else:
+            from tilelab.ops import matmul_hopper
+
+            workspace_shape, counters = self.split_k
+            workspace = x.new_empty(workspace_shape, dtype=torch.float32)
+            self.launch(stream, x.data_ptr(), weight.data_ptr(), storage.data_ptr(), workspace.data_ptr(),
+                        matmul_hopper.split_k_counters(self.device, counters).data_ptr(), *self.middle,
+                        bias_address)
         if self.out_is_storage:
             return storage
         return storage.as_strided(self.out_shape, self.out_strides)

@@ -1046,16 +1046,16 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     return out
 
 
-EPILOGUE_PATHS = ("pointer", "descriptor", "persistent")  # the paths whose kernels fuse `tilelab.linear`'s epilogue
+EPILOGUE_PATHS = ("pointer", "descriptor", "persistent", "splitk")  # the kernels with `tilelab.linear`'s epilogue
 
 
 def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, epilogue=None):
     """Launch the planned path's kernel into c3 (tuning it first where it is tuned); returns (compiled kernel,
     grid, arguments, the arguments a replay keeps fixed, split-K's (workspace shape, tile counters) or None).
 
-    `epilogue` (`tilelab.linear`): (bias or None, activation), fused on EPILOGUE_PATHS only. Their tiles are the
-    matmul's, tuned under the matmul's key with the plain kernel; a wide tile the tuner chose (the wide kernel
-    has no epilogue) gives way to its power-of-two part, 128x192 -> 128x128."""
+    `epilogue` (`tilelab.linear`): (bias or None, activation), fused on EPILOGUE_PATHS only. Their tiles (and
+    split-K's slices) are the matmul's, tuned under the matmul's key with the plain kernel; a wide tile the tuner
+    chose (the wide kernel has no epilogue) gives way to its power-of-two part, 128x192 -> 128x128."""
     if epilogue is not None and plan.path not in EPILOGUE_PATHS:
         raise ValueError(f"path {plan.path!r} has no fused epilogue; linear plans one of {EPILOGUE_PATHS}")
     split_k = None
@@ -1080,9 +1080,9 @@ def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, epilogue=None)
 
         workspace, compiled, grid, args = matmul_hopper._launch_split_k(
             p.a3, p.b3, c3, p.m, p.n, p.k, plan.input_precision, split_k_config(plan, p, c3),
-            **split_k_layouts(plan, p.m))
+            **split_k_layouts(plan, p.m), epilogue=epilogue)
         split_k = (tuple(workspace.shape), grid[0] * grid[2])
-        tail_args = args[5:]  # after a, b, c, workspace, counters
+        tail_args = args[5:]  # after a, b, c, workspace, counters (with an epilogue: bias_ptr, ACTIVATION last)
     else:
         chosen = plan.config or tuning.choose(
             _tuning_key(plan, p.a3, p.b3, c3, p.m, p.n, p.k),

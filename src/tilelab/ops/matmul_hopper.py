@@ -410,18 +410,21 @@ def split_k_workspace(batch: int, split_k: int, m: int, n: int, device) -> torch
 
 def launch_split_k(a3, b3, c3, m: int, n: int, k: int, precision: str, config: HopperConfig,
                    split_k: int | None = None, *, a_layout: OperandLayout | None = None,
-                   b_layout: OperandLayout | None = None) -> torch.Tensor:
+                   b_layout: OperandLayout | None = None, epilogue=None) -> torch.Tensor:
     """C = A @ B as split_k partial products in a float32 workspace, summed by the last slice of each tile.
 
     Masked pointer loads (any strides), or, when `a_layout` and `b_layout`
     are given and both TMA-usable, tensor descriptors. Returns the workspace
     ([batch, split_k, M, N] float32) so a caller or test can inspect the
-    partial products.
+    partial products (plain products: the epilogue applies to their sum).
+    epilogue: (bias or None, activation) fused into the final sum before C's store (`tilelab.linear`;
+    `epilogue_args`); None, the kernels' defaults.
     """
-    return _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k, a_layout, b_layout)[0]
+    return _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k, a_layout, b_layout, epilogue)[0]
 
 
-def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layout=None, b_layout=None):
+def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layout=None, b_layout=None,
+                    epilogue=None):
     """`launch_split_k`, also returning (compiled kernel, grid, arguments) of the last launch for replays."""
     split_k = split_k or config.split_k
     if split_k * m * n >= 2**31:
@@ -453,14 +456,15 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
             args = (*operands, c_part, ws_part, counters, m, n, k,
                     _batch_stride(a_part), a_layout.row_stride, _batch_stride(b_part), b_layout.row_stride,
                     c_part.stride(0), c_part.stride(1), c_part.stride(2),
-                    *tiling.values(), a_layout.row_major, not b_layout.row_major, True)
+                    *tiling.values(), a_layout.row_major, not b_layout.row_major, True,
+                    *epilogue_args(epilogue))
             kernel = matmul_splitk_descriptor_kernel
         else:
             args = (a_part, b_part, c_part, ws_part, counters, m, n, k,
                     _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
                     _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
                     c_part.stride(0), c_part.stride(1), c_part.stride(2),
-                    *tiling.values(), offsets_64, k % config.block_k == 0, align)
+                    *tiling.values(), offsets_64, k % config.block_k == 0, align, *epilogue_args(epilogue))
             kernel = matmul_splitk_kernel
         compiled = kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return workspace, compiled, grid, args
@@ -487,8 +491,8 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     an A and a B per entry.
     row_classes > 1 (persistent, host-built descriptors, A stored [M, K]): A's rows read
     in that many classes (`tilelab.ops.matmul.row_classes`); A and C described by class.
-    bias, activation (persistent): `tilelab.linear`'s fused epilogue, a bias of `dtype`
-    (`tilelab.ops.matmul.inspection_source`); neither leaves the parameters out.
+    bias, activation (persistent, splitk, splitk_descriptor): `tilelab.linear`'s fused epilogue, a bias of
+    `dtype` (`tilelab.ops.matmul.inspection_source`); neither leaves the parameters out.
     """
     from tilelab.kernels.matmul_fp8 import scaled_matmul_kernel
 
@@ -551,8 +555,8 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
                  **{name: "constexpr" for name in meta}}
     constexprs = {**{name: 1 for name in unit}, **meta}
     if bias or activation:
-        if kernel_name != "persistent":
-            raise ContractError(f"bias and activation apply to the persistent kernel, not {kernel_name!r}")
+        if kernel_name == "fp8":
+            raise ContractError("bias and activation apply to the persistent and split-K kernels, not 'fp8'")
         _add_epilogue(signature, constexprs, ptr, bias, activation)
     attrs = {(kernel.arg_names.index(name),): [["tt.divisibility", 16]]
              for name, kind in signature.items() if kind != "constexpr" and not kind.startswith("tensordesc")}
