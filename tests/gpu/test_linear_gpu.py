@@ -74,7 +74,7 @@ def test_default_plan_for_4096_cubed_fp16_is_the_persistent_kernel(rng):
     assert describe_linear(x, weight, None, activation="relu")["path"] == "persistent"
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "pingpong"])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_forced_paths_on_a_ragged_shape(path, dtype, rng):
     for activation in ACTIVATIONS[1:]:
@@ -82,6 +82,19 @@ def test_forced_paths_on_a_ragged_shape(path, dtype, rng):
         out = linear(x, weight, bias, activation=activation, path=path)
         assert describe_linear(x, weight, bias, activation=activation, path=path)["path"] == path
         check(out, x, weight, bias, activation, label=f"{path} {dtype} {activation}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_short_k_default_plan_keeps_pingpong(dtype, rng):
+    """x [8192, 1024] @ weight [8192, 1024].T: the matmul takes the pingpong kernel there (a short K), and
+    linear now does too, with the epilogue on each half tile (before, it re-planned on the persistent kernel)."""
+    x, weight, bias = operands((), 8192, 8192, 1024, dtype, rng)
+    assert matmul_op.describe_plan(x, weight.mT)["path"] == "pingpong"
+    for activation in ("gelu", "silu"):
+        plan = describe_linear(x, weight, bias, activation=activation)
+        assert plan["path"] == "pingpong", plan
+        check(linear(x, weight, bias, activation=activation), x, weight, bias, activation,
+              label=f"8192x8192x1024 {dtype} {activation}")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -193,7 +206,7 @@ def test_replays_read_each_calls_operands_and_bias(rng, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(matmul_op, "_launch_plan", counting)
-    for path in ("pointer", "descriptor", "persistent"):
+    for path in ("pointer", "descriptor", "persistent", "pingpong"):
         x, weight, bias = operands((), 300, 520, 256, torch.float16, rng)
         launches.clear()
         first = linear(x, weight, bias, activation="silu", path=path)

@@ -13,7 +13,7 @@ def inspect(tmp_path, *args):
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor"])
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor", "pingpong"])
 def test_the_epilogue_is_compiled_in_and_named(tmp_path, path):
     plain = inspect(tmp_path / "plain", "--path", path)
     fused = inspect(tmp_path / "fused", "--path", path, "--bias", "--activation", "gelu")
@@ -28,7 +28,7 @@ def test_the_epilogue_is_compiled_in_and_named(tmp_path, path):
         assert registers[0] >= registers[1]
 
 
-@pytest.mark.parametrize("args", [["--path", "pingpong", "--activation", "silu"],
+@pytest.mark.parametrize("args", [["--path", "registers", "--activation", "silu"],
                                   ["--path", "registers", "--bias"],
                                   ["--op", "conv2d_bn_silu", "--activation", "relu"],
                                   ["--op", "scaled_matmul", "--bias"]])

@@ -420,12 +420,20 @@ def _pretend(monkeypatch, planned_path, config=None):
     monkeypatch.setattr(matmul_op, "plan_matmul", plan)
 
 
-@pytest.mark.parametrize("planned", ["pingpong", "registers"])
-def test_paths_without_an_epilogue_replan_on_the_persistent_kernel(planned, monkeypatch, device, rng):
-    _pretend(monkeypatch, planned)
+def test_the_registers_kernel_replans_on_the_persistent_kernel(monkeypatch, device, rng):
+    _pretend(monkeypatch, "registers")
     x, weight, bias = operands(40, 48, 32, torch.float16, device, rng)
     assert describe_linear(x, weight, bias, activation="relu")["path"] == "persistent"
-    check(linear(x, weight, bias, activation="relu"), x, weight, bias, "relu", label=planned)
+    check(linear(x, weight, bias, activation="relu"), x, weight, bias, "relu", label="registers")
+
+
+def test_plan_linear_keeps_a_pingpong_plan(monkeypatch, device, rng):
+    """The pingpong kernel has the epilogue: where the matmul would take it, linear does too (it runs only on a
+    Hopper GPU: tests/gpu/test_linear_gpu.py launches it)."""
+    _pretend(monkeypatch, "pingpong")
+    x, weight, bias = operands(40, 48, 32, torch.float16, device, rng)
+    plan, _ = linear_op.plan_linear(matmul_op._as_gemm(x, weight.mT), None, None, None)
+    assert plan.path == "pingpong"
 
 
 @pytest.mark.parametrize("k", [32, 7])  # TMA-usable rows or not: split-K reads through pointers either way here
@@ -452,7 +460,7 @@ def test_a_wide_tile_replans_too(monkeypatch, device, rng):
 
 def test_operands_tma_cannot_read_replan_on_the_pointer_kernel(monkeypatch, device, rng):
     # K = 7 fp16: 14-byte rows, which neither the persistent nor the descriptor kernel can take.
-    _pretend(monkeypatch, "pingpong")
+    _pretend(monkeypatch, "registers")
     x, weight, bias = operands(40, 48, 7, torch.float16, device, rng)
     assert describe_linear(x, weight, bias, activation="gelu")["path"] == "pointer"
     check(linear(x, weight, bias, activation="gelu"), x, weight, bias, "gelu", label="pointer fallback")
@@ -622,7 +630,7 @@ def test_contract_errors_name_the_argument(case, error, names, device, rng):
         a = {k: v.half() for k, v in a.items()}
         kwargs["precision"] = "ieee"
     elif case == "path without epilogue":
-        kwargs["path"] = "pingpong"
+        kwargs["path"] = "registers"
     elif case == "config unknown":
         kwargs["config"] = "huge"
     elif case == "config wrong type":
@@ -724,4 +732,5 @@ def test_the_path_error_lists_the_kernels_with_the_epilogue(device, rng):
     a = _args(device, rng)
     with pytest.raises(contracts.ContractError) as raised:
         linear(a["x"], a["weight"], a["bias"], activation="relu", path="registers")
-    assert all(repr(path) in str(raised.value) for path in ("pointer", "descriptor", "persistent", "splitk"))
+    assert all(repr(path) in str(raised.value)
+               for path in ("pointer", "descriptor", "persistent", "splitk", "pingpong"))

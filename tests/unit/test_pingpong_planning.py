@@ -183,6 +183,21 @@ def test_launch_records_every_parameter_for_replays(launches):
     assert args[3:] == (1000, 256, 64, 1, config.group_m, config.num_stages, True, False, config.mma_regs, 4)
 
 
+def test_launch_with_an_epilogue_passes_it_after_num_warps(launches):
+    """`tilelab.linear`'s bias and activation go in as keywords and are recorded after num_warps, the kernel's
+    signature order, for `_LinearReplay` (which passes the bias's address anew and keeps the activation)."""
+    a, c = torch.empty(1000, 64, dtype=torch.float16), torch.empty(1000, 256, dtype=torch.float16)
+    b = torch.empty(256, 64, dtype=torch.float16).t()
+    bias = torch.empty(256, dtype=torch.float16)
+    _, _, args = pingpong.launch(a, b, c, sms=132, epilogue=(bias, "gelu"))
+    ((_, launch_args, kwargs),) = launches
+    assert kwargs == {"num_warps": 4, "bias_ptr": bias, "ACTIVATION": "gelu"}
+    assert args[:-3] == launch_args and args[-3:] == (4, bias, "gelu")
+    launches.clear()
+    _, _, args = pingpong.launch(a, b, c, sms=132, epilogue=(None, "relu"))
+    assert launches[0][2] == {"num_warps": 4, "bias_ptr": None, "ACTIVATION": "relu"} and args[-2:] == (None, "relu")
+
+
 def test_pingpong_is_a_known_path():
     assert "pingpong" in matmul_op.PATHS
 

@@ -8,6 +8,7 @@
     kernel-inspect --path registers --target sm_90                   # tf32, B through registers (Gluon)
     kernel-inspect --path pingpong --target sm_90                    # fp16/bf16, warp groups in turns (Gluon)
     kernel-inspect --path pingpong --batch                           # a batch: 3-D descriptors
+    kernel-inspect --path pingpong --bias --activation gelu          # tilelab.linear's fused epilogue
     kernel-inspect --path descriptor --row-classes 8                 # A's rows off sectors, read in 8 classes
     kernel-inspect --path persistent --batch --row-classes 8         # ... and a batch's, in 4-D
     kernel-inspect --op conv2d_bn_silu --target sm_90                # conv + batch norm + SiLU (implicit GEMM)
@@ -66,9 +67,9 @@ def parser() -> argparse.ArgumentParser:
                         "descriptors (A and C 3-D, 4-D with --batch), as tilelab plans fp16/bf16 rows that start "
                         "16 bytes into a sector (tilelab.ops.matmul.row_classes)")
     p.add_argument("--activation", choices=["relu", "gelu", "silu"],
-                   help="matmul's pointer, descriptor, persistent or splitk* path with tilelab.linear's fused "
-                        "epilogue: this activation on the float32 accumulator (split-K: the slices' sum) before "
-                        "the store")
+                   help="matmul's pointer, descriptor, persistent, splitk* or pingpong path with tilelab.linear's "
+                        "fused epilogue: this activation on the float32 accumulator (split-K: the slices' sum) "
+                        "before the store")
     p.add_argument("--bias", action="store_true",
                    help="with the fused epilogue's bias add (a [N] vector read in float32), as tilelab.linear")
     p.add_argument("--config",

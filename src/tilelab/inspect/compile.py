@@ -37,7 +37,7 @@ CONV_KERNEL_SIZE = 3  # conv2d_bn_silu is inspected with a 3x3 filter on channel
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
 # the kernels with tilelab.linear's fused epilogue
-EPILOGUE_PATHS = ("pointer", "descriptor", "persistent", "splitk", "splitk-descriptor")
+EPILOGUE_PATHS = ("pointer", "descriptor", "persistent", "splitk", "splitk-descriptor", "pingpong")
 TMA_PATHS = ("descriptor", "persistent", "splitk-descriptor")  # the paths that can read a K-major B as stored
 BATCH_PATHS = ("persistent", "pingpong")  # the kernels inspected as a batch (`--batch`)
 CLASS_PATHS = ("descriptor", "persistent")  # the kernels that read A's rows in classes (`--row-classes`)
@@ -162,8 +162,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     b_layout: B as stored, "kn" ([K, N] rows; matmul's default) or "nk" ([N, K] rows, K-major).
     batched: as a batch of INSPECTED_BATCH products with an A and a B per entry (3-D descriptors); the
     persistent and pingpong paths, the kernels a batch takes by default.
-    bias, activation: matmul with `tilelab.linear`'s fused epilogue (the pointer, descriptor, persistent and
-    split-K kernels, `apply_epilogue`).
+    bias, activation: matmul with `tilelab.linear`'s fused epilogue (the pointer, descriptor, persistent,
+    split-K and pingpong kernels, `apply_epilogue`).
     """
     import triton
 
@@ -184,7 +184,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     if path == "registers":
         compiled, chosen = _compile_registers(gpu_target, config)
     elif path == "pingpong":
-        compiled, chosen = _compile_pingpong(gpu_target, config, dtype, b_layout, batched)
+        compiled, chosen = _compile_pingpong(gpu_target, config, dtype, b_layout, batched, bias, activation)
     else:
         kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config,
                                                                      accumulate, b_layout, batched, row_classes,
@@ -229,8 +229,10 @@ def _compile_registers(gpu_target, config: str | None):
     return matmul_registers.compile_for(gpu_target.arch, chosen), chosen
 
 
-def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str, batched: bool = False):
-    """The pingpong path's Gluon kernel (`matmul_pingpong.compile_for`), in its one configuration."""
+def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str, batched: bool = False,
+                      bias: bool = False, activation: str | None = None):
+    """The pingpong path's Gluon kernel (`matmul_pingpong.compile_for`), in its one configuration, with
+    `tilelab.linear`'s epilogue where bias or activation is given."""
     import torch
 
     from tilelab.ops import matmul_pingpong
@@ -239,7 +241,8 @@ def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str,
         raise ValueError("--path pingpong has one configuration (matmul_pingpong.DEFAULT_CONFIG): leave --config out")
     _require_hopper("pingpong", gpu_target)
     compiled = matmul_pingpong.compile_for(gpu_target.arch, getattr(torch, dtype), b_layout == "nk",
-                                           batch=INSPECTED_BATCH if batched else 1)
+                                           batch=INSPECTED_BATCH if batched else 1, bias=bias,
+                                           activation=activation or ("" if bias else None))
     return compiled, matmul_pingpong.DEFAULT_CONFIG
 
 

@@ -8,10 +8,10 @@ The call is tilelab.matmul's, with B = weight.T (a K-major view of nn.Linear's [
 same contract style, the same plan (`plan_matmul`) and tuned tiles (under the matmul's keys: the epilogue adds
 none), except that
 
-- only the pointer, descriptor, persistent and split-K kernels have the epilogue (`EPILOGUE_PATHS`; split-K
-  applies it to the slices' float32 sum, in the program that writes C). Where the matmul would take another
-  kernel (pingpong, registers, a wide tile), `plan_linear` re-plans the same problem on the first of the
-  persistent, descriptor and pointer kernels that can take it;
+- only the pointer, descriptor, persistent, split-K and pingpong kernels have the epilogue (`EPILOGUE_PATHS`;
+  split-K applies it to the slices' float32 sum, in the program that writes C; pingpong to each half tile as
+  it is stored). Where the matmul would take another kernel (registers, a wide tile), `plan_linear` re-plans
+  the same problem on the first of the persistent, descriptor and pointer kernels that can take it;
 - replays are recorded apart: the first call with a given signature records its launch, as tilelab.matmul's
   do, in the same table (`matmul._REPLAYS`, so `pretune` forgets them too) but under keys of their own that
   begin with "linear" (a matmul key begins with a shape: neither can serve the other). A replay passes x's,
@@ -35,7 +35,7 @@ from tilelab.recompute import gradients_by_recompute
 from tilelab.tuning import Config
 
 ACTIVATIONS = ("relu", "gelu", "silu")  # gelu: the exact erf form, torch.nn.functional.gelu's default
-EPILOGUE_PATHS = matmul_op.EPILOGUE_PATHS  # ("pointer", "descriptor", "persistent", "splitk")
+EPILOGUE_PATHS = matmul_op.EPILOGUE_PATHS  # ("pointer", "descriptor", "persistent", "splitk", "pingpong")
 BIAS_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 
 
@@ -50,8 +50,8 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     tilelab.matmul's are (a [..., :N] view).
 
     float16/bfloat16 accumulate in float32; float32 takes `precision` as tilelab.matmul does ("tf32",
-    "tf32x3", "ieee"). `path` forces "pointer", "descriptor", "persistent" or "splitk" (the kernels with the
-    fused epilogue); `config`, a named or explicit tile (a power-of-two block_n; on the split-K path a
+    "tf32x3", "ieee"). `path` forces "pointer", "descriptor", "persistent", "splitk" or "pingpong" (the
+    kernels with the fused epilogue); `config`, a named or explicit tile (a power-of-two block_n; on the split-K path a
     `HopperConfig` also gives the number of slices, `split_k`).
     """
     key = _replay_key(x, weight, bias, activation, precision, path, config)
@@ -70,11 +70,12 @@ def plan_linear(p: "matmul_op._Problem", precision: str | None, path: str | None
     """(plan, problem): the matmul's plan for this problem, or, where its kernel has no epilogue, the same
     problem re-planned on the first of "persistent", "descriptor" and "pointer" that can take it.
 
-    The Gluon kernels (pingpong, registers) and the wide tiles (`tuning.is_wide`) have no fused epilogue;
-    split-K has it (on the sum of its slices), so a skinny problem keeps its split. The persistent kernel is the
-    matmul's choice for large Hopper problems where those are not taken, so it comes first; it and the
-    descriptor kernel need TMA-usable operands (`operand_layout`; plan_matmul raises AlignmentError otherwise)
-    and a Hopper GPU (or the interpreter); the pointer kernel takes anything.
+    The registers kernel (tf32, Gluon) and the wide tiles (`tuning.is_wide`) have no fused epilogue. Split-K
+    has it (on the sum of its slices), so a skinny problem keeps its split, and so has the pingpong kernel
+    (fp16/bf16 with a short K or a better-filled last wave). The persistent kernel is the matmul's choice for
+    large Hopper problems where those are not taken, so it comes first; it and the descriptor kernel need
+    TMA-usable operands (`operand_layout`; plan_matmul raises AlignmentError otherwise) and a Hopper GPU (or
+    the interpreter); the pointer kernel takes anything.
 
     The problem is returned too: a large tf32 product whose B is stored [K, N] (a weight passed transposed)
     gets B copied K-major, as tilelab.matmul gives it on every path but the registers one (`_with_k_major_b`;

@@ -1046,7 +1046,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     return out
 
 
-EPILOGUE_PATHS = ("pointer", "descriptor", "persistent", "splitk")  # the kernels with `tilelab.linear`'s epilogue
+# The kernels with `tilelab.linear`'s epilogue (the registers kernel and the wide tiles have none).
+EPILOGUE_PATHS = ("pointer", "descriptor", "persistent", "splitk", "pingpong")
 
 
 def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, epilogue=None):
@@ -1073,7 +1074,8 @@ def _launch_plan(plan: MatmulPlan, p: _Problem, c3: torch.Tensor, epilogue=None)
     elif plan.path == "pingpong":
         from tilelab.ops import matmul_hopper, matmul_pingpong
 
-        compiled, grid, args = matmul_pingpong.launch(p.a3, p.b3, c3, matmul_hopper.device_sms(c3.device))
+        compiled, grid, args = matmul_pingpong.launch(p.a3, p.b3, c3, matmul_hopper.device_sms(c3.device),
+                                                      epilogue=epilogue)
         tail_args = args[3:]
     elif plan.path == "splitk":
         from tilelab.ops import matmul_hopper
