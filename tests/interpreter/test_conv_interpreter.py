@@ -134,8 +134,7 @@ def test_without_silu_is_conv_and_batch_norm(device, rng, guarded_outputs):
     assert (y < 0).any(), "SiLU alone would keep every value above -0.28"
 
 
-# "interpreter" is 64 channels wide, finished in two halves of 32 (`finish_block`): 40 output channels cut the
-# right half at 8. The other two finish their tiles whole.
+# "interpreter" is 64 channels wide: 40 output channels leave 24 of its columns masked.
 @pytest.mark.parametrize("config", ["seed", "interpreter", tilelab.Config(16, 16, 16, 1, num_warps=1, num_stages=1)],
                          ids=["seed", "halves", "explicit"])
 def test_named_and_explicit_configs(config, device, rng, guarded_outputs):

@@ -99,33 +99,8 @@ def conv2d_bn_silu_kernel(
         b = tl.load(w_cols[None, :] + c[:, None] * stride_wc, mask=c_ok[:, None] & channel_ok[None, :], other=0.0)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
-    # The epilogue, on the float32 accumulator before the one rounding to y's dtype. A tile 64 or more channels
-    # wide is finished half at a time (as the persistent matmul's store_tile does): the five per-channel vectors
-    # each thread loads, for every column it holds, then live for half the columns. Whole, 128x128 tiles
-    # spilled registers (`kernel-inspect --op conv2d_bn_silu`).
-    y_rows = y_ptr + image * stride_yn + oh * stride_yh + ow * stride_yw
-    if BLOCK_N >= 64:
-        left, right = tl.split(tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1)))
-        half = pid_n * BLOCK_N + tl.arange(0, BLOCK_N // 2)
-        if OFFSETS_64:
-            half = half.to(tl.int64)
-        finish_block(left, half, y_rows, pixel_ok, y_ptr, stride_yc, C_OUT, bias_ptr, mean_ptr, var_ptr, gamma_ptr,
-                     beta_ptr, EPS, SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)
-        finish_block(right, half + BLOCK_N // 2, y_rows, pixel_ok, y_ptr, stride_yc, C_OUT, bias_ptr, mean_ptr,
-                     var_ptr, gamma_ptr, beta_ptr, EPS, SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)
-    else:
-        finish_block(acc, channels, y_rows, pixel_ok, y_ptr, stride_yc, C_OUT, bias_ptr, mean_ptr, var_ptr,
-                     gamma_ptr, beta_ptr, EPS, SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)
-
-
-@triton.jit
-def finish_block(acc, channels, y_rows, pixel_ok, y_ptr, stride_yc, C_OUT, bias_ptr, mean_ptr, var_ptr, gamma_ptr,
-                 beta_ptr, EPS, SILU: tl.constexpr, HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr,
-                 HAS_BETA: tl.constexpr):
-    """The batch norm and SiLU on a float32 block of the accumulator whose columns are output channels
-    `channels`, stored to y (rows y_rows, masked by pixel_ok and C_OUT). The batch norm is folded into one scale
-    and one shift per channel, computed by every program from the running statistics: a few instructions."""
-    channel_ok = channels < C_OUT
+    # The epilogue, on the float32 accumulator before the one rounding to y's dtype: the batch norm folded into
+    # one scale and one shift per channel (BLOCK_N values, computed by every program: a few instructions).
     mean = tl.load(mean_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
     var = tl.load(var_ptr + channels, mask=channel_ok, other=1.0).to(tl.float32)
     scale = tl.rsqrt(var + EPS)
@@ -140,5 +115,7 @@ def finish_block(acc, channels, y_rows, pixel_ok, y_ptr, stride_yc, C_OUT, bias_
     z = acc * scale[None, :] + shift[None, :]
     if SILU:
         z = z * tl.sigmoid(z)
+
+    y_rows = y_ptr + image * stride_yn + oh * stride_yh + ow * stride_yw
     y_tile = y_rows[:, None] + channels[None, :] * stride_yc
     tl.store(y_tile, z.to(y_ptr.dtype.element_ty), mask=pixel_ok[:, None] & channel_ok[None, :])

@@ -62,7 +62,7 @@ def gelu(x):
     """GELU in its exact form, x * Phi(x) = x * (1 + erf(x / sqrt(2))) / 2, with erf by Abramowitz and Stegun's
     7.1.26: 1 - erf(z) = q(t) * exp(-z^2), t = 1 / (1 + 0.3275911 z), z >= 0, |error| <= 1.5e-7. One exponential,
     one reciprocal and five multiply-adds, where libdevice's erff took the pingpong kernel from 212 to 469 us at
-    8192x8192x1024 (results/h200-linear-epilogue-probe.log). For x < 0, 1 + erf is q * exp(-z^2) itself, never
+    8192x8192x1024 (results/h200-linear-epilogue-probe-*.log). For x < 0, 1 + erf is q * exp(-z^2) itself, never
     1 minus a number close to 1, so the far negative tail keeps its relative precision."""
     z = tl.abs(x) * 0.7071067811865476
     t = 1.0 / (1.0 + 0.3275911 * z)

@@ -45,7 +45,8 @@ from tilelab.kernels.gluon_loader import (
 @gluon.jit
 def gelu(x):
     """`kernels.matmul.gelu` in Gluon: x * (1 + erf(x / sqrt(2))) / 2, erf by Abramowitz and Stegun's 7.1.26
-    (|error| <= 1.5e-7; libdevice's erff made this kernel 2.2x slower, results/h200-linear-epilogue-probe.log)."""
+    (|error| <= 1.5e-7). libdevice's erff made this kernel 2.2x slower
+    (results/h200-linear-epilogue-probe-libdevice.log)."""
     z = gl.abs(x) * 0.7071067811865476
     t = 1.0 / (1.0 + 0.3275911 * z)
     q = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
