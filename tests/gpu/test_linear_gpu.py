@@ -54,6 +54,19 @@ def operands(lead, m, n, k, dtype, gen, bias=True):
     return x, weight, (randn((n,), dtype, "cuda", gen) if bias else None)
 
 
+def count_launches(monkeypatch) -> list:
+    """Every launch through matmul's full path (`_launch_plan`), recorded: a replayed call adds none."""
+    launches = []
+    real = matmul_op._launch_plan
+
+    def counting(*args, **kwargs):
+        launches.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(matmul_op, "_launch_plan", counting)
+    return launches
+
+
 @pytest.mark.parametrize("lead,m,n,k", SHAPES)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_default_plan_every_activation(lead, m, n, k, dtype, rng):
@@ -145,14 +158,7 @@ def test_split_k_replays_read_each_calls_bias(m, split, rng, monkeypatch):
     tile counters on each call, and each call's bias: the second call with new bias values (in place, then in
     a new buffer) must use them. The counters are left at zero after every launch."""
     monkeypatch.setattr(matmul_op, "_REPLAYS", {})
-    launches = []
-    real = matmul_op._launch_plan
-
-    def counting(*args, **kwargs):
-        launches.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(matmul_op, "_launch_plan", counting)
+    launches = count_launches(monkeypatch)
     n, k = 520, 4096
     config = None
     if split is not None:
@@ -198,14 +204,7 @@ def test_every_persistent_candidate_keeps_the_epilogue(config, rng):
 
 
 def test_replays_read_each_calls_operands_and_bias(rng, monkeypatch):
-    launches = []
-    real = matmul_op._launch_plan
-
-    def counting(*args, **kwargs):
-        launches.append(args)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(matmul_op, "_launch_plan", counting)
+    launches = count_launches(monkeypatch)
     for path in ("pointer", "descriptor", "persistent", "pingpong"):
         x, weight, bias = operands((), 300, 520, 256, torch.float16, rng)
         launches.clear()

@@ -51,8 +51,8 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
 
     float16/bfloat16 accumulate in float32; float32 takes `precision` as tilelab.matmul does ("tf32",
     "tf32x3", "ieee"). `path` forces "pointer", "descriptor", "persistent", "splitk" or "pingpong" (the
-    kernels with the fused epilogue); `config`, a named or explicit tile (a power-of-two block_n; on the split-K path a
-    `HopperConfig` also gives the number of slices, `split_k`).
+    kernels with the fused epilogue); `config`, a named or explicit tile (a power-of-two block_n; on the
+    split-K path a `HopperConfig` also gives the number of slices, `split_k`).
     """
     key = _replay_key(x, weight, bias, activation, precision, path, config)
     replay = matmul_op._REPLAYS.get(key) if key is not None else None
