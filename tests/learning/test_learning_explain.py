@@ -9,6 +9,7 @@ from learning.walkthroughs import (
     alignment,
     conv,
     descriptors,
+    epilogue,
     grouping,
     matmul,
     pingpong,
@@ -215,7 +216,7 @@ def test_conv_walkthrough_computes_from_the_library():
     for name in ("conv2d_bn_silu_kernel", "tilelab.conv2d_bn_silu", "kernel-bench --op conv2d_bn_silu",
                  "results/h200-conv2d_bn_silu-summary.md", "unfold", "(c, r, s)"):
         assert name in text, name
-    assert TOPICS[-1] == "conv"
+    assert "conv" in TOPICS
 
 
 def test_conv_index_helpers_follow_the_kernel_order():
@@ -236,3 +237,35 @@ def test_explain_lists_every_topic():
 
     listed = explain.__doc__.split("Topics:")[1].replace("\n", " ").strip().rstrip(".")
     assert [topic.strip() for topic in listed.split(",")] == list(TOPICS)
+
+
+def test_epilogue_walkthrough_computes_its_numbers():
+    text = _text(epilogue.build())
+    answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
+    assert answers["M x N x K = 8192 x 8192 x 1024, fp16: bytes of C"] == "134,217,728 (128 MiB)"
+    assert answers["bytes F.gelu moves (read C, write y)"] == "268,435,456"
+    gbps = epilogue.copy_bandwidth_gbps()
+    assert 3000 < gbps < 4800  # the H200's calibrated copy bandwidth, in GB/s
+    assert float(answers[f"at the H200's copy bandwidth ({gbps:,.0f} GB/s, results/h200-calibration.json): us"]) \
+        == round(2 * 134217728 / (gbps * 1e3), 1)
+    assert answers["two slices' partial sums (2.0, -3.0): relu(a) + relu(b)"] == "2.0"
+    assert answers["... relu(a + b), the activation of the tile's real value"] == "0.0"
+    r = epilogue.roundings(count=2000, seed=1)
+    assert 0 < r["twice_worse"] <= r["differ"] < r["count"]
+    for name in ("apply_epilogue", "finish_split_tile", "LIBDEVICE_ERF", "tilelab.linear", "kernel-bench --op linear",
+                 "results/h200-linear-summary.md"):
+        assert name in text, name
+
+
+def test_the_walkthroughs_erf_is_the_kernels():
+    """The polynomial erf within Abramowitz and Stegun's bound, odd, and its coefficients the kernels' own."""
+    import inspect
+    import math
+
+    from tilelab.kernels import matmul as kernels
+
+    assert max(abs(epilogue.erf_polynomial(i / 50) - math.erf(i / 50)) for i in range(-400, 401)) <= 1.5e-7
+    assert epilogue.erf_polynomial(-0.7) == -epilogue.erf_polynomial(0.7)
+    source = inspect.getsource(kernels.gelu.fn)
+    for coefficient in (epilogue.P, *epilogue.A):
+        assert repr(coefficient) in source, coefficient
