@@ -24,6 +24,22 @@ def run_tool(module: str, *args: str, interpret: bool | None = None, env: dict |
                           env=environment, timeout=timeout)
 
 
+def check_only(op: str, tmp_path: Path, *dtypes: str) -> dict:
+    """`kernel-bench --op OP --check-only --variants all` on the interpreter, for these dtypes: its result document,
+    validated against the schema (a failing run fails the calling test)."""
+    import json
+
+    from tilelab.bench import schema
+
+    out = tmp_path / f"{op}.json"
+    done = run_tool("tilelab.bench", "--op", op, "--dtype", *dtypes, "--check-only", "--variants", "all",
+                    "--no-progress", "--output", str(out), interpret=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(out.read_text())
+    assert schema.validate(document) == []
+    return document
+
+
 def _variant(name, tflops, ms, *, baseline=False, status="ok", error=3e-4, speedup=None, fraction=None,
              plan=None, message=None):
     timed = status == "ok" and ms is not None

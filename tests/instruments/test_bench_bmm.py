@@ -8,7 +8,7 @@ import json
 import pytest
 import torch
 
-from tests.instruments.helpers import run_tool, synthetic_result
+from tests.instruments.helpers import check_only, run_tool, synthetic_result
 from tilelab.bench import cli, op_bmm, registry, schema, sweep
 
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="exercises the machine-without-GPU behaviour")
@@ -52,13 +52,7 @@ def test_inputs_costs_and_the_transposed_b():
 @no_gpu
 @pytest.mark.parametrize("op", ["bmm", "bmm_nt"])
 def test_check_only_on_the_interpreter(op, tmp_path):
-    out = tmp_path / f"{op}.json"
-    done = run_tool("tilelab.bench", "--op", op, "--dtype", "float16", "float32", "--check-only", "--variants", "all",
-                    "--no-progress", "--output", str(out), interpret=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    document = json.loads(out.read_text())
-    assert schema.validate(document) == []
-    cases = document["cases"]
+    cases = check_only(op, tmp_path, "float16", "float32")["cases"]
     assert [(tuple(c["shape"]), c["dtype"]) for c in cases] == [
         (shape, dtype) for shape in op_bmm.CHECK_SHAPES for dtype in ("float16", "float32")]
     for case in cases:

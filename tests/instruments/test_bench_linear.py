@@ -2,13 +2,11 @@
 and --check-only on the interpreter (torch's two ops, tilelab.linear fused, and tilelab's matmul + torch's
 activation)."""
 
-import json
-
 import pytest
 import torch
 
-from tests.instruments.helpers import run_tool
-from tilelab.bench import op_linear, registry, schema
+from tests.instruments.helpers import check_only
+from tilelab.bench import op_linear, registry
 
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="exercises the machine-without-GPU behaviour")
 F = torch.nn.functional
@@ -32,13 +30,7 @@ def test_one_op_per_activation_with_its_own_reference():
 @no_gpu
 @pytest.mark.parametrize("op", ["linear-relu", "linear-silu"])
 def test_check_only_on_the_interpreter(op, tmp_path):
-    out = tmp_path / f"{op}.json"
-    done = run_tool("tilelab.bench", "--op", op, "--dtype", "float16", "float32", "--check-only", "--variants", "all",
-                    "--no-progress", "--output", str(out), interpret=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    document = json.loads(out.read_text())
-    assert schema.validate(document) == []
-    for case in document["cases"]:
+    for case in check_only(op, tmp_path, "float16", "float32")["cases"]:
         assert case["op"] == op
         by_name = {v["name"]: v for v in case["variants"]}
         assert {"torch", "tilelab", "tilelab-unfused"} <= set(by_name)
