@@ -17,6 +17,7 @@ if not ON_GPU:
 
 import tilelab  # noqa: E402
 from tilelab.ops.matmul import describe_plan  # noqa: E402
+from tilelab.ops.rows import plan_rows  # noqa: E402
 from tilelab.reference import (  # noqa: E402
     conv2d_bn_silu_reference,
     matmul_reference,
@@ -95,10 +96,9 @@ def run_other_ops(device) -> list[dict]:
                   tilelab.conv2d_bn_silu(image, filters, **bn, padding=1),
                   conv2d_bn_silu_reference(image, filters, **bn, padding=1)))
     rows_in, gamma = randn(5, 300) * 4, randn(300)
-    cases.append(("softmax", "5x300", "one row per program", tilelab.softmax(rows_in),
-                  softmax_reference(rows_in)))
-    cases.append(("rmsnorm", "5x300", "one row per program", tilelab.rmsnorm(rows_in, gamma),
-                  rmsnorm_reference(rows_in, gamma)))
+    tile = f"{plan_rows(5, 300, rows_in.element_size()).rows} rows per program"
+    cases.append(("softmax", "5x300", tile, tilelab.softmax(rows_in), softmax_reference(rows_in)))
+    cases.append(("rmsnorm", "5x300", tile, tilelab.rmsnorm(rows_in, gamma), rmsnorm_reference(rows_in, gamma)))
     results = []
     for label, shape, path, out, ref in cases:
         err, allowed = relative_error(out, ref), tolerance(torch.float16)
