@@ -77,16 +77,20 @@ def print_result(result: Result, verbose: bool, offer_hint: bool = True) -> None
         print(f"    stuck? python -m learning.check {exercise.name} --hint")
 
 
+NAME_WIDTH = max(16, *(len(exercise.name) for exercise in catalog.EXERCISES))
+
+
 def print_list() -> None:
     remembered = progress.load()
     missing = triton_missing()
-    print(" #  exercise         where        kind    status       what it practises")
+    print(f" #  {'exercise':<{NAME_WIDTH}} where        kind    status       what it practises")
     for number, exercise in enumerate(catalog.EXERCISES, start=1):
         status = remembered.get(exercise.name, {}).get("status", "-")
         if exercise.kind == "triton" and missing:
             status = "UNAVAILABLE"
         where = _lesson_label(exercise)
-        print(f"{number:>2}  {exercise.name:<16} {where:<12} {exercise.kind:<7} {status:<12} {exercise.title}")
+        print(f"{number:>2}  {exercise.name:<{NAME_WIDTH}} {where:<12} {exercise.kind:<7} {status:<12} "
+              f"{exercise.title}")
     print("\nCheck one with: python -m learning.check NAME   (status is your last result; - means not yet run)")
     if missing:
         print(f"Triton exercises are UNAVAILABLE here: {missing}")
@@ -95,7 +99,7 @@ def print_list() -> None:
 def print_progress() -> None:
     remembered = progress.load()
     print(f"progress file: {_relative(progress.progress_path())}\n")
-    print(" #  exercise         status       attempts  first passed      last run")
+    print(f" #  {'exercise':<{NAME_WIDTH}} status       attempts  first passed      last run")
     passed = 0
     next_up = None
     for number, exercise in enumerate(catalog.EXERCISES, start=1):
@@ -104,7 +108,7 @@ def print_progress() -> None:
         passed += status == "PASS"
         if status != "PASS" and next_up is None:
             next_up = exercise
-        print(f"{number:>2}  {exercise.name:<16} {status:<12} {entry.get('attempts', 0):>8}  "
+        print(f"{number:>2}  {exercise.name:<{NAME_WIDTH}} {status:<12} {entry.get('attempts', 0):>8}  "
               f"{entry.get('first_pass', '-'):<16}  {entry.get('last_run', '-')}")
     print(f"\n{passed} of {len(catalog.EXERCISES)} passed.", end=" ")
     if next_up:

@@ -74,6 +74,8 @@ EXERCISES = [
               "launch_bmm")),
     Exercise("implicit_gemm", "6", "python", "a convolution as an implicit GEMM: sizes, A's entries, the folded "
              "batch norm", ("output_size", "gemm_sizes", "a_entry", "fold_batch_norm")),
+    Exercise("triton_softmax_rows", "8", "triton", "several rows per program: a [ROWS, BLOCK] softmax tile",
+             ("rows_per_program", "softmax_rows_kernel", "launch_softmax_rows")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -124,6 +124,20 @@ HINTS = {
         "Subtract tl.max(row, axis=0) before tl.exp, then divide by tl.sum.",
         "x and out have different row strides here: pass both.",
     ],
+    "triton_softmax_rows": [
+        "rows_per_program: rows of 128 are BLOCK = 128, and 4096 // 128 = 32 of them fill a tile; 3 rows of 128"
+        " still get ROWS = 4 (the next power of two of 3), not 32; a row of 8192 gets ROWS = 1, not 0.",
+        "The kernel: rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS) and cols = tl.arange(0, BLOCK). Then"
+        " rows[:, None] * stride_x_row + cols[None, :] is a [ROWS, BLOCK] block of offsets: [ROWS, 1] plus [1, BLOCK].",
+        "Load from tl.minimum(rows, n_rows - 1): a spare row of the last program re-reads the last row. The load"
+        " mask is the column mask alone, in_row = (cols < n_cols)[None, :], with other=-float('inf').",
+        "A row of the tile runs along axis=1: tl.max(x, axis=1) is one value per row, [ROWS]; subtract it as"
+        " tl.max(x, axis=1)[:, None], and divide by tl.sum(exps, axis=1)[:, None] likewise.",
+        "Store with mask owned & in_row, owned = (rows < n_rows)[:, None]: without it the last program's spare rows"
+        " write past the end of out.",
+        "launch_softmax_rows: rows, block = rows_per_program(n_rows, n_cols, tile_elements); grid ="
+        " (triton.cdiv(n_rows, rows),); pass x.stride(0) and out.stride(0), and BLOCK=block, ROWS=rows.",
+    ],
     "triton_matmul": [
         "Grid: (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N)). Program (pid_m, pid_n) owns one C tile.",
         "Row offsets rm = pid_m*BLOCK_M + tl.arange(0, BLOCK_M); likewise rn for columns and rk for K.",

@@ -212,3 +212,15 @@ def conv_a_entry(m, k, batch, c_in, h, w, kh, kw, stride=1, padding=0, dilation=
     r, s = divmod(tap, kw)
     ih, iw = oh * stride - padding + r * dilation, ow * stride - padding + s * dilation
     return (n, c, ih, iw) if 0 <= ih < h and 0 <= iw < w else None
+
+
+# -- exercise 18: several rows per program (the library's plan: tilelab.ops.rows.plan_rows) -------------------
+
+ROW_TILE_ELEMENTS = 4096  # tilelab.ops.rows.TILE_ELEMENTS
+
+
+def rows_per_program(n_rows: int, n_cols: int, tile_elements: int = ROW_TILE_ELEMENTS) -> tuple[int, int]:
+    """(ROWS, BLOCK) for rows that fit one block: BLOCK the row padded to a power of two, ROWS as many rows as
+    fill tile_elements (at least 1), but no more than the rows there are, rounded up to a power of two."""
+    block = next_power_of_two(n_cols)
+    return min(max(1, tile_elements // block), next_power_of_two(n_rows)), block

@@ -10,8 +10,8 @@ from learning.checking.tensor_guards import GuardedOutput, fmt_value, padded_inp
 from learning.checking.trial import CheckFailure, Part
 
 
-def _zero_padded_softmax(x: torch.Tensor) -> torch.Tensor:
-    """What comes out when masked lanes load 0 instead of -inf."""
+def zero_padded_softmax(x: torch.Tensor) -> torch.Tensor:
+    """What comes out when masked lanes load 0 instead of -inf (exercise 18's checks use it too)."""
     cols = x.shape[1]
     padding = ref.next_power_of_two(cols) - cols
     top = torch.clamp(x.max(dim=1, keepdim=True).values, min=0.0) if padding else x.max(dim=1, keepdim=True).values
@@ -25,7 +25,7 @@ def _diagnose(got, want, x, row):
             return ("this row's values are near 1000 and exp(1000) overflows to inf: subtract the row max "
                     "before tl.exp")
         return "a NaN came from a lane outside the row: mask the load (other=-inf)"
-    if ts.first_difference(got, _zero_padded_softmax(x), 1e-4, 1e-6) is None:
+    if ts.first_difference(got, zero_padded_softmax(x), 1e-4, 1e-6) is None:
         return ("masked lanes must load -inf (other=-float('inf')) so exp() turns them into 0; "
                 "with other=0 they add to the sum")
     if row > 0 and ts.first_difference(got[:1], want[:1], 1e-4, 1e-6) is None:

@@ -45,6 +45,19 @@ def test_failure_names_the_case_the_seed_and_exits_1():
     assert "--seed 99" in result.stdout
 
 
+def test_a_triton_exercise_is_todo_until_written_and_its_solution_passes(tmp_path):
+    """Exercise 18 from the command line: the starter file reports TODO (exit 4), the reference PASS (exit 0),
+    each with both parts named."""
+    starter = run_module("learning.check", "triton_softmax_rows",
+                         env={"TILELAB_PROGRESS_FILE": str(tmp_path / "progress.json")})
+    assert starter.returncode == EXIT_CODES[Status.TODO], starter.stdout + starter.stderr
+    assert "[18] triton_softmax_rows (lesson 8)" in starter.stdout and "TODO" in starter.stdout
+    assert "rows_per_program" in starter.stdout and "launch_softmax_rows" in starter.stdout
+    solution = run_module("learning.check", "triton_softmax_rows", "--solution")
+    assert solution.returncode == 0, solution.stdout + solution.stderr
+    assert "PASS  rows_per_program" in solution.stdout and "PASS  launch_softmax_rows" in solution.stdout
+
+
 def test_verbose_prints_seed_and_cases():
     result = run_module("learning.check", "matmul", "--solution", "--verbose", "--seed", "5")
     assert result.returncode == 0
@@ -86,7 +99,7 @@ class TestFreshMachine:
     def test_all_solutions_pass_or_are_unavailable(self, tmp_path):
         result = run_module("learning.check", "all", "--solution", fresh_python=True)
         assert result.returncode == EXIT_CODES[Status.UNAVAILABLE], result.stdout + result.stderr
-        assert "12 PASS, 5 UNAVAILABLE" in result.stdout
+        assert "12 PASS, 6 UNAVAILABLE" in result.stdout
         assert "triton_matmul (lesson 8) ........... UNAVAILABLE" in result.stdout
 
     def test_a_cpu_exercise_can_be_checked(self, tmp_path):

@@ -121,3 +121,33 @@ def test_exercise_17_matches_the_library_and_torch():
         b = weight.permute(2, 3, 1, 0).reshape(k_count, c_out)  # B[k, n] = weight[n, c, r, s], k = (r, s, c)
         conv = torch.nn.functional.conv2d(x, weight, stride=stride, padding=padding, dilation=dilation)
         torch.testing.assert_close((a @ b).view(batch, g.oh, g.ow, c_out).permute(0, 3, 1, 2), conv)
+
+
+def test_exercise_18_plans_rows_as_plan_rows_does():
+    """Exercise 18's rows_per_program is tilelab.ops.rows.plan_rows for rows that fit one block: the same BLOCK, the
+    same ROWS, the same default tile (TILE_ELEMENTS). A new rule in the library must reach the course."""
+    from learning.solutions import triton_softmax_rows as solution
+    from tilelab.ops import rows
+
+    assert ref.ROW_TILE_ELEMENTS == rows.TILE_ELEMENTS
+    rng = random.Random(18)
+    row_counts = [1, 2, 3, 7, 8, 65, 127, 128, 255, 256, 1000, 4096, 262144] + [rng.randint(1, 300000)
+                                                                                 for _ in range(20)]
+    col_counts = [1, 7, 8, 65, 100, 128, 300, 1000, 1024, 4096, 5000, rows.MAX_BLOCK] + [
+        rng.randint(1, rows.MAX_BLOCK) for _ in range(20)]
+    for n_rows in row_counts:
+        for n_cols in col_counts:
+            for tile in (None, 1, 64, 1024, 16384):
+                plan = rows.plan_rows(n_rows, n_cols, 2, tile_elements=tile)
+                assert plan.one_block
+                want = (plan.rows, plan.block)
+                if tile is None:
+                    assert ref.rows_per_program(n_rows, n_cols) == want, (n_rows, n_cols)
+                    assert solution.rows_per_program(n_rows, n_cols) == want, (n_rows, n_cols)
+                else:
+                    assert ref.rows_per_program(n_rows, n_cols, tile) == want, (n_rows, n_cols, tile)
+                    assert solution.rows_per_program(n_rows, n_cols, tile) == want, (n_rows, n_cols, tile)
+    # The exercise's examples and the library's measured shape.
+    assert ref.rows_per_program(262144, 128) == (32, 128) and ref.rows_per_program(3, 100) == (4, 128)
+    assert ref.rows_per_program(1000, 300) == (8, 512) and ref.rows_per_program(5, 8192) == (1, 8192)
+    assert rows.plan_rows(65, 100, 4).grid(65) == (ref.cdiv(65, 32),) == (3,)
