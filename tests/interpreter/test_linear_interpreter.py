@@ -434,6 +434,11 @@ def test_plan_linear_keeps_a_pingpong_plan(monkeypatch, device, rng):
     x, weight, bias = operands(40, 48, 32, torch.float16, device, rng)
     plan, _ = linear_op.plan_linear(matmul_op._as_gemm(x, weight.mT), None, None, None)
     assert plan.path == "pingpong"
+    from tilelab.ops import matmul_pingpong
+
+    described = describe_linear(x, weight, bias, activation="gelu")
+    assert described["path"] == "pingpong"
+    assert described["config"] == matmul_pingpong.config_for(torch.float16).as_dict()
 
 
 @pytest.mark.parametrize("k", [32, 7])  # TMA-usable rows or not: split-K reads through pointers either way here

@@ -241,8 +241,7 @@ def _compile_pingpong(gpu_target, config: str | None, dtype: str, b_layout: str,
         raise ValueError("--path pingpong has one configuration (matmul_pingpong.DEFAULT_CONFIG): leave --config out")
     _require_hopper("pingpong", gpu_target)
     compiled = matmul_pingpong.compile_for(gpu_target.arch, getattr(torch, dtype), b_layout == "nk",
-                                           batch=INSPECTED_BATCH if batched else 1, bias=bias,
-                                           activation=activation or ("" if bias else None))
+                                           batch=INSPECTED_BATCH if batched else 1, bias=bias, activation=activation)
     return compiled, matmul_pingpong.DEFAULT_CONFIG
 
 

@@ -110,14 +110,12 @@ def describe_linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | 
     c_probe = torch.empty((max(p.a3.shape[0], p.b3.shape[0]), 0, 0), dtype=x.dtype, device=x.device)
     if plan.path == "persistent":
         described["config"] = matmul_op.persistent_config(plan, p, c_probe).as_dict()
-    elif plan.config is None:
-        config_type = Config
-        if plan.path == "splitk":
-            from tilelab.ops import matmul_hopper
+    elif plan.path == "pingpong":  # one configuration, by C's dtype
+        from tilelab.ops import matmul_pingpong
 
-            config_type = matmul_hopper.HopperConfig
-        known = tuning.known(matmul_op._tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), config_type,
-                             matmul_op._fallback_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k))
+        described["config"] = matmul_pingpong.config_for(x.dtype).as_dict()
+    elif plan.config is None:
+        known = matmul_op.known_config(plan, p, c_probe)
         if known is not None and tuning.is_wide(known):  # as `_launch_plan` narrows it for the epilogue
             known = Config(**{**known.as_dict(), "block_n": known.block_n * 2 // 3})
         described["config"] = known.as_dict() if known else None

@@ -1311,11 +1311,19 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     elif plan.path == "splitk":
         described["host_descriptors"] = bool(split_k_layouts(plan, p.m))
     if plan.path not in ("persistent", "registers", "pingpong") and plan.config is None:
-        config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
-        known = tuning.known(_tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), config_type,
-                             _fallback_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k))
+        known = known_config(plan, p, c_probe)
         described["config"] = known.as_dict() if known else None
     return described
+
+
+def known_config(plan: MatmulPlan, p: _Problem, c_probe: torch.Tensor):
+    """The tuned configuration a launch of a tuned path (pointer, descriptor, split-K) would take from the cache,
+    untimed: split-K's `HopperConfig`, else a `Config`; None before any tuning of this problem's key."""
+    from tilelab.ops import matmul_hopper
+
+    config_type = matmul_hopper.HopperConfig if plan.path == "splitk" else Config
+    return tuning.known(_tuning_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k), config_type,
+                        _fallback_key(plan, p.a3, p.b3, c_probe, p.m, p.n, p.k))
 
 
 # -- compiling without a GPU ---------------------------------------------------------------------
