@@ -1,8 +1,8 @@
 """`tilelab.ops.linear.linear` on the GPU: the fused epilogue on the kernels the default plan takes, bf16 included.
 
-The reference is F.linear and the activation in float64 (on the GPU: the large shapes would take minutes on
-the CPU). Errors are measured against the pre-activation's norm, as in tests/interpreter/test_linear_interpreter.py
-(gelu's erf form computes its far negative tail as 0, as torch's does).
+`check` is tests/interpreter/test_linear_interpreter.py's: F.linear and the activation in float64 on the GPU (the
+large shapes would take minutes on the CPU), errors measured against the pre-activation's norm (gelu's erf form
+computes its far negative tail as 0, as torch's does).
 """
 
 import pytest
@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from tests.helpers import randn
+from tests.interpreter.test_linear_interpreter import check
 from tilelab.ops import linear as linear_op
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_hopper
@@ -24,28 +25,6 @@ DTYPES = [torch.float16, torch.bfloat16]
 # sectors, 3-D x, and an MLP's up-projection.
 SHAPES = [((), 4096, 4096, 4096), ((), 127, 255, 65), ((), 16, 4096, 4096), ((), 1000, 1000, 1000),
           ((4,), 77, 1024, 768), ((), 2048, 11008, 4096), ((), 3000, 1000, 520)]
-
-
-def reference(x, weight, bias, activation, *, pre_activation=False):
-    def f64(t):
-        return None if t is None else t.detach().double()
-
-    y = F.linear(f64(x), f64(weight), f64(bias))
-    if pre_activation or activation is None:
-        return y
-    return {"relu": F.relu, "gelu": F.gelu, "silu": F.silu}[activation](y)
-
-
-def check(out, x, weight, bias, activation, precision=None, label=""):
-    ref = reference(x, weight, bias, activation)
-    assert tuple(out.shape) == tuple(ref.shape), label
-    assert out.dtype == x.dtype, label
-    out64 = out.detach().double()
-    assert torch.isfinite(out64).all(), f"{label}: NaN or inf in the output"
-    scale = reference(x, weight, bias, activation, pre_activation=True).norm().item()
-    err = (out64 - ref).norm().item() / (scale or 1.0)
-    allowed = tolerance(x.dtype, precision)
-    assert err <= allowed, f"{label}: error {err:.3e} of the pre-activation's norm > {allowed:.1e}"
 
 
 def operands(lead, m, n, k, dtype, gen, bias=True):

@@ -30,10 +30,11 @@ ALIGNED = [(1, 1, 8), (7, 65, 128), (65, 127, 8), (127, 255, 64), (255, 7, 16), 
 
 
 def reference(x, weight, bias, activation, *, pre_activation=False):
-    """activation(F.linear(x, weight, bias)) in float64 on the CPU (the inputs' exact values); with
-    pre_activation, F.linear alone."""
+    """activation(F.linear(x, weight, bias)) in float64 on the inputs' device (their exact values; on a GPU, the
+    large shapes of tests/gpu/test_linear_gpu.py would take minutes on the CPU); with pre_activation, F.linear
+    alone."""
     def f64(t):
-        return None if t is None else t.detach().to("cpu", torch.float64)
+        return None if t is None else t.detach().to(torch.float64)
 
     return _activate(F.linear(f64(x), f64(weight), f64(bias)), None if pre_activation else activation)
 
@@ -50,7 +51,7 @@ def check(out, x, weight, bias, activation, precision=None, label=""):
     ref = reference(x, weight, bias, activation)
     assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
     assert out.dtype == x.dtype, f"{label}: dtype {out.dtype}"
-    out64 = out.detach().to("cpu", torch.float64)
+    out64 = out.detach().to(torch.float64)
     assert torch.isfinite(out64).all(), f"{label}: NaN or inf in the output (an element never written?)"
     scale = reference(x, weight, bias, activation, pre_activation=True).norm().item()
     err = (out64 - ref).norm().item() / (scale or 1.0)
