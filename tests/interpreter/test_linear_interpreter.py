@@ -16,6 +16,7 @@ from tests.helpers import randn
 from tilelab import contracts, tuning
 from tilelab.ops import linear as linear_op
 from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_pingpong
 from tilelab.ops.linear import describe_linear, linear
 from tilelab.ops.matmul_hopper import HopperConfig
 from tilelab.reference import relative_error, tolerance
@@ -435,8 +436,6 @@ def test_plan_linear_keeps_a_pingpong_plan(monkeypatch, device, rng):
     x, weight, bias = operands(40, 48, 32, torch.float16, device, rng)
     plan, _ = linear_op.plan_linear(matmul_op._as_gemm(x, weight.mT), None, None, None)
     assert plan.path == "pingpong"
-    from tilelab.ops import matmul_pingpong
-
     described = describe_linear(x, weight, bias, activation="gelu")
     assert described["path"] == "pingpong"
     assert described["config"] == matmul_pingpong.config_for(torch.float16).as_dict()

@@ -24,14 +24,19 @@ from tilelab.kernels.matmul import known_multiple
 
 
 @triton.jit
-def row_tile(n_rows, n_cols, start, BLOCK: tl.constexpr, ROWS: tl.constexpr):
-    """This program's rows and the columns start..start+BLOCK: (rows, cols, in_row, owned). rows are int64
-    (offsets past 2**31 elements) and clamped to the last row, so every row a program reads exists: the last
-    program's spare rows re-read the last row, and `owned` (rows before n_rows, [ROWS, 1]) keeps them from
-    being stored. in_row: columns before n_cols, [1, BLOCK]."""
+def row_tile(n_rows, ROWS: tl.constexpr):
+    """This program's ROWS rows: (rows, owned). rows are int64 (offsets past 2**31 elements) and clamped to the
+    last row, so every row a program reads exists: the last program's spare rows re-read the last row, and
+    `owned` (rows before n_rows, [ROWS, 1]) keeps them from being stored."""
     rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
+    return tl.minimum(rows, n_rows - 1), (rows < n_rows)[:, None]
+
+
+@triton.jit
+def column_block(start, n_cols, BLOCK: tl.constexpr):
+    """Columns start..start+BLOCK of the rows and `in_row`, those before n_cols, [1, BLOCK]."""
     cols = start + tl.arange(0, BLOCK)
-    return tl.minimum(rows, n_rows - 1), cols, (cols < n_cols)[None, :], (rows < n_rows)[:, None]
+    return cols, (cols < n_cols)[None, :]
 
 
 @triton.jit
@@ -51,7 +56,8 @@ def softmax_kernel(x_ptr, y_ptr, n_rows, n_cols, stride_x_row, stride_x_col, str
         n_cols = known_multiple(n_cols, ALIGN)
         stride_x_row = known_multiple(stride_x_row, ALIGN)
         stride_y_row = known_multiple(stride_y_row, ALIGN)
-    rows, cols, in_row, owned = row_tile(n_rows, n_cols, 0, BLOCK, ROWS)
+    rows, owned = row_tile(n_rows, ROWS)
+    cols, in_row = column_block(0, n_cols, BLOCK)
     x_rows = x_ptr + rows[:, None] * stride_x_row
     y_rows = y_ptr + rows[:, None] * stride_y_row
     if ONE_BLOCK:
@@ -64,7 +70,7 @@ def softmax_kernel(x_ptr, y_ptr, n_rows, n_cols, stride_x_row, stride_x_col, str
         running_max = tl.full((ROWS, BLOCK), -float("inf"), tl.float32)
         running_sum = tl.zeros((ROWS, BLOCK), tl.float32)
         for start in range(0, n_cols, BLOCK):
-            rows, cols, in_row, owned = row_tile(n_rows, n_cols, start, BLOCK, ROWS)
+            cols, in_row = column_block(start, n_cols, BLOCK)
             x = tl.load(x_rows + cols[None, :] * stride_x_col, mask=in_row, other=-float("inf")).to(tl.float32)
             new_max = tl.maximum(running_max, x)
             # A lane that has seen only -inf keeps a sum of 0 (exp(-inf - -inf) would be NaN).
@@ -76,7 +82,7 @@ def softmax_kernel(x_ptr, y_ptr, n_rows, n_cols, stride_x_row, stride_x_col, str
         total = tl.sum(running_sum * lane_share, axis=1)[:, None]
         # Pass 2: read the row again and write it normalized.
         for start in range(0, n_cols, BLOCK):
-            rows, cols, in_row, owned = row_tile(n_rows, n_cols, start, BLOCK, ROWS)
+            cols, in_row = column_block(start, n_cols, BLOCK)
             x = tl.load(x_rows + cols[None, :] * stride_x_col, mask=in_row, other=-float("inf")).to(tl.float32)
             y = tl.exp(x - peak) / total
             tl.store(y_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=owned & in_row)
@@ -108,7 +114,8 @@ def rmsnorm_kernel(x_ptr, residual_ptr, weight_ptr, y_ptr, sum_ptr, n_rows, n_co
         stride_r_row = known_multiple(stride_r_row, ALIGN)
         stride_y_row = known_multiple(stride_y_row, ALIGN)
         stride_s_row = known_multiple(stride_s_row, ALIGN)
-    rows, cols, in_row, owned = row_tile(n_rows, n_cols, 0, BLOCK, ROWS)
+    rows, owned = row_tile(n_rows, ROWS)
+    cols, in_row = column_block(0, n_cols, BLOCK)
     x_rows = x_ptr + rows[:, None] * stride_x_row
     r_rows = residual_ptr + rows[:, None] * stride_r_row
     y_rows = y_ptr + rows[:, None] * stride_y_row
@@ -125,7 +132,7 @@ def rmsnorm_kernel(x_ptr, residual_ptr, weight_ptr, y_ptr, sum_ptr, n_rows, n_co
     else:
         squares = tl.zeros((ROWS, BLOCK), tl.float32)
         for start in range(0, n_cols, BLOCK):
-            rows, cols, in_row, owned = row_tile(n_rows, n_cols, start, BLOCK, ROWS)
+            cols, in_row = column_block(start, n_cols, BLOCK)
             h = tl.load(x_rows + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
             if HAS_RESIDUAL:
                 h = residual_sum(h, r_rows + cols[None, :], s_rows + cols[None, :], in_row, owned, sum_ptr)
@@ -134,7 +141,7 @@ def rmsnorm_kernel(x_ptr, residual_ptr, weight_ptr, y_ptr, sum_ptr, n_rows, n_co
         if HAS_RESIDUAL:
             tl.debug_barrier()  # pass 1's stores of the sum, visible to every thread of the program
         for start in range(0, n_cols, BLOCK):
-            rows, cols, in_row, owned = row_tile(n_rows, n_cols, start, BLOCK, ROWS)
+            cols, in_row = column_block(start, n_cols, BLOCK)
             if HAS_RESIDUAL:  # the sum as stored by pass 1
                 h = tl.load(s_rows + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
             else:
