@@ -200,13 +200,9 @@ class _LinearReplay:
         if self.split_k is None:
             self.launch(stream, x.data_ptr(), weight.data_ptr(), storage.data_ptr(), *self.middle, bias_address)
         else:
-            from tilelab.ops import matmul_hopper
-
-            workspace_shape, counters = self.split_k
-            workspace = x.new_empty(workspace_shape, dtype=torch.float32)
+            workspace, counters = matmul_op.split_k_scratch(self.split_k, x, self.device)
             self.launch(stream, x.data_ptr(), weight.data_ptr(), storage.data_ptr(), workspace.data_ptr(),
-                        matmul_hopper.split_k_counters(self.device, counters).data_ptr(), *self.middle,
-                        bias_address)
+                        counters.data_ptr(), *self.middle, bias_address)
         if self.out_is_storage:
             return storage
         return storage.as_strided(self.out_shape, self.out_strides)

@@ -941,15 +941,21 @@ class _Replay:
         if self.split_k is None:
             self.launch(stream, a.data_ptr(), b.data_ptr(), storage.data_ptr())
         else:
-            from tilelab.ops import matmul_hopper
-
-            workspace_shape, counters = self.split_k
-            workspace = a.new_empty(workspace_shape, dtype=torch.float32)
+            workspace, counters = split_k_scratch(self.split_k, a, self.device)
             self.launch(stream, a.data_ptr(), b.data_ptr(), storage.data_ptr(), workspace.data_ptr(),
-                        matmul_hopper.split_k_counters(self.device, counters).data_ptr())
+                        counters.data_ptr())
         if self.out_is_storage:  # the usual case: the output is the whole fresh buffer
             return storage
         return storage.as_strided(self.out_shape, self.out_strides)
+
+
+def split_k_scratch(split_k: tuple, like: torch.Tensor, device: torch.device) -> tuple:
+    """What a replayed split-K launch passes after C: a fresh float32 workspace (allocated like `like`) and the
+    tile counters, from `_launch_plan`'s (workspace shape, counters needed)."""
+    from tilelab.ops import matmul_hopper
+
+    workspace_shape, counters = split_k
+    return like.new_empty(workspace_shape, dtype=torch.float32), matmul_hopper.split_k_counters(device, counters)
 
 
 _REPLAYS: dict[tuple, _Replay] = {}
