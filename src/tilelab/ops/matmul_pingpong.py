@@ -133,6 +133,7 @@ def launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, sms: int, config: 
     matrix of the product); returns (compiled, grid, arguments). `config` defaults to `config_for` C's dtype.
     `epilogue`: `tilelab.linear`'s (bias or None, activation), fused as each half tile is stored."""
     from tilelab.kernels.matmul_pingpong import matmul_pingpong_kernel
+    from tilelab.ops.matmul import epilogue_args
 
     config = config or config_for(c.dtype)
     (m, k), n = a.shape[-2:], b.shape[-1]
@@ -140,15 +141,12 @@ def launch(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, sms: int, config: 
     grid = (gluon_launch.persistent_programs(m, n, config, sms, matrices), 1, 1)
     args = (*descriptors(a, b, c, config), m, n, k, matrices, config.group_m, config.num_stages,
             not gluon_launch.stored_row_major(b), matrices > 1, config.mma_regs)
-    # As in matmul_registers.launch: num_warps, a keyword here, is recorded last for replays (then the
-    # epilogue's two parameters, which come after it in the signature).
-    if epilogue is None:
-        compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps)
-        return compiled, grid, (*args, config.num_warps)
-    bias, activation = epilogue
-    compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps, bias_ptr=bias,
-                                            ACTIVATION=activation or "")
-    return compiled, grid, (*args, config.num_warps, bias, activation or "")
+    # As in matmul_registers.launch: num_warps, a keyword here, is recorded last for replays, then the
+    # epilogue's arguments (none for a matmul), which come after it in the signature.
+    tail = epilogue_args(epilogue)
+    keywords = dict(zip(("bias_ptr", "ACTIVATION"), tail, strict=True)) if tail else {}
+    compiled = matmul_pingpong_kernel[grid](*args, num_warps=config.num_warps, **keywords)
+    return compiled, grid, (*args, config.num_warps, *tail)
 
 
 def compile_for(target_arch: int = 90, dtype: torch.dtype = torch.float16, b_k_major: bool = False,
