@@ -54,6 +54,23 @@ def build() -> Script:
     s.say("one program per 64x64 tile, unsplit (path='persistent': 64 programs), 27.2 us, 0.68x torch; split-K,")
     s.say("16x64x64 tiles in 2 slices (the default), 16.9 us, 1.09x. Try it: tilelab.matmul(a, b, path='splitk').\n")
 
+    s.say("How much faster could it get? The multiply is nothing here; reading B is everything.")
+    b_bytes = K * N * 2
+    s.ask("bytes of fp16 B every program together must read", f"{K} x {N} x 2 = {b_bytes / 2**20:.0f} MiB")
+    s.ask("time for that at the H200's measured copy rate, 4.09 TB/s (results/h200-calibration.json)",
+          f"{b_bytes / 4.09e12 * 1e6:.1f} us, plus the launch")
+    s.say("Measure the floor instead of trusting the arithmetic: time a kernel that only reads the same bytes,")
+    s.say("the way kernel-bench times the matmul (scripts/h200_stream_floor_probe.py, the H200, fp16,")
+    s.say("results/h200-stream-floor-probe.log). After kernel-bench's L2 flush, which leaves the L2 full of")
+    s.say("written lines that must go back to memory before B's can come in:")
+    s.say("  an empty kernel 3.6 us; the best plain read of B 15.1 us (2048 programs; 26.6 us with 128 programs")
+    s.say("  of 4 warps); split-K 17.3 us; torch 18.7 us. With B already in the L2: read 8.1 us, split-K 11.6.")
+    s.ask("so how far is split-K from anything that reads B once, cold?", f"{17.3 / 15.1 - 1:.0%} ({17.3 - 15.1:.1f} us)")
+    s.say("Forty more tile shapes (wider tiles, 8 warps, 4 and 8 slices, TMA) all took 17.3 us or more")
+    s.say("(results/h200-skinny-sweep-probe.log). So the gap is not the tile; the likely rest is what split-K")
+    s.say("adds after the stream (partials written, counted, read back). A measured floor tells you when to stop")
+    s.say("tuning.\n")
+
     s.say("Splitting is for filling idle SMs. Now M=128, the same N and K: two ways to about one program per SM.")
     halves = math.ceil(128 / 64) * math.ceil(N / 128) * 2
     narrow = math.ceil(128 / 64) * math.ceil(N / 64)

@@ -42,3 +42,25 @@ def test_align_is_what_the_row_length_and_every_row_stride_share(n_cols, strides
 
 def test_no_align_for_strided_columns():
     assert plan_rows(64, 5000, 2, (5000,), unit_columns=False).align == 1
+
+
+@pytest.mark.parametrize("n_rows, n_cols, warps", [
+    (4096, 5000, 8),  # 5000 real values in an 8192-lane block: warps for the 5000 (16 for the block)
+    (4096, 8192, 16), (8192, 4096, 8), (262144, 128, 8), (16384, 1000, 8),  # 4 rows of 1000: 4000 values
+    (1024, 128256, 16),  # two passes over 8192-wide chunks
+    (3, 7, 4), (1, 1, 4), (0, 5, 4),
+])
+def test_warps_follow_the_values_a_program_loads_not_its_masked_lanes(n_rows, n_cols, warps):
+    assert plan_rows(n_rows, n_cols, 2).num_warps == warps
+
+
+@pytest.mark.parametrize("n_cols", [1 << p for p in range(14)])
+def test_rows_that_fill_their_block_get_a_warp_per_512_lanes(n_cols):
+    plan = plan_rows(1 << 20, n_cols, 2)
+    assert plan.num_warps == min(16, max(4, plan.rows * plan.block // 512))
+
+
+def test_row_warps_rounds_to_the_nearest_power_of_two():
+    # the boundaries lie at 512 * 2**2.5 = 2896.3 and 512 * 2**3.5 = 5792.6 values
+    assert [rows_op.row_warps(e) for e in (0, 1, 2896, 2897, 5000, 5792, 5793, 12000, 10**6)] == [
+        4, 4, 4, 8, 8, 8, 16, 16, 16]
