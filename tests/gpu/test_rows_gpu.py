@@ -13,10 +13,8 @@ pytestmark = pytest.mark.gpu
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
-@pytest.mark.parametrize("cols", [3000, 4096, 5000, 6144, rows_op.MAX_BLOCK, 128256])
+@pytest.mark.parametrize("cols", [4096, 5000, rows_op.MAX_BLOCK, 128256])
 def test_wide_rows(dtype, cols, rng):
-    """One block, a head and a tail (3000, 5000, 6144: 2048 + 1024, 4096 + 1024, 4096 + 2048), two passes."""
-    assert (rows_op.plan_rows(9, cols, 2).tail > 0) == (cols in (3000, 5000, 6144))
     x = (randn((9, cols), torch.float32, "cuda", rng) * 4).to(dtype)
     weight = randn((cols,), dtype, "cuda", rng)
     assert_close(tilelab.softmax(x), softmax_reference(x), dtype, f"softmax {cols}")

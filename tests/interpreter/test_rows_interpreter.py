@@ -78,51 +78,6 @@ def test_aligned_and_unaligned_row_strides(row_stride, device, rng):
     assert_close(tilelab.rmsnorm(x), rmsnorm_reference(x), torch.float16, f"rmsnorm, stride {row_stride}")
 
 
-@pytest.fixture
-def short_heads(monkeypatch):
-    """Heads from 4 columns, so short rows take the head-and-tail path on the interpreter: rows of 5 are 4 + 1
-    lanes, 6 are 4 + 2, 11 are 8 + 4."""
-    monkeypatch.setattr(rows_op, "MIN_HEAD", 4)
-
-
-@pytest.mark.parametrize("cols", [5, 6, 11, 300])  # 300: 256 + 64 lanes at the library's own MIN_HEAD
-@pytest.mark.parametrize("n_rows", [1, 7, 65])
-def test_rows_kept_as_a_head_and_a_tail(cols, n_rows, device, rng, short_heads):
-    """Several rows per program (a ragged last one); the maximum in the tail of row 0 and in the head of the last
-    row, each large enough that exp() overflows float32 unless the shift takes the whole row's maximum."""
-    plan = rows_op.plan_rows(n_rows, cols, 4)
-    assert plan.tail > 0 and plan.block < cols <= plan.block + plan.tail
-    x = scaled((n_rows, cols), torch.float32, device, rng)
-    x[0, -1] = 200.0
-    x[-1, 0] = 200.0
-    assert_close(tilelab.softmax(x), softmax_reference(x), torch.float32, f"softmax, {n_rows}x{cols}")
-    weight = randn((cols,), torch.float32, device, rng)
-    residual = randn((n_rows, cols), torch.float32, device, rng)
-    y, h = tilelab.rmsnorm(x, weight, residual=residual)
-    assert_close(h, x.double().cpu() + residual.double().cpu(), torch.float32, "the sum")
-    assert_close(y, rmsnorm_reference(x, weight, residual=residual), torch.float32, f"rmsnorm, {n_rows}x{cols}")
-    assert_close(tilelab.rmsnorm(x), rmsnorm_reference(x), torch.float32, "rmsnorm, no weight")
-
-
-def test_head_and_tail_with_strided_columns_and_half_precision(device, rng, short_heads):
-    x = scaled((6, 3), torch.float16, device, rng)  # softmax over dim 0: rows of 6 with a column stride of 3
-    assert rows_op.plan_rows(3, 6, 2).tail == 2
-    assert_close(tilelab.softmax(x, 0), softmax_reference(x, 0), torch.float16, "dim 0")
-    wide = scaled((4, 13), torch.float16, device, rng)[:, :11]  # rows of 11 in rows of 13: ALIGN 1
-    assert_close(tilelab.softmax(wide), softmax_reference(wide), torch.float16, "row stride 13")
-    assert_close(tilelab.rmsnorm(wide), rmsnorm_reference(wide), torch.float16, "row stride 13")
-
-
-@pytest.mark.filterwarnings("ignore:invalid value encountered in divide")  # the interpreter's 0 / 0
-def test_minus_infinity_in_the_head_or_the_whole_row(device, short_heads):
-    inf = float("inf")
-    x = torch.tensor([[-inf, -inf, -inf, -inf, -300.0], [-inf] * 5, [1.0, -inf, 2.0, -inf, -inf]], device=device)
-    y = tilelab.softmax(x).cpu()
-    assert y[0].tolist() == [0.0, 0.0, 0.0, 0.0, 1.0]  # the row's maximum, -300, found in the tail
-    assert torch.isnan(y[1]).all()
-    assert relative_error(y[2], torch.softmax(x[2].cpu().double(), -1)) < 1e-6
-
-
 @pytest.mark.filterwarnings("ignore:invalid value encountered in divide")  # the interpreter's 0 / 0
 def test_an_all_minus_infinity_row_is_nan_as_in_torch(device):
     x = torch.tensor([[1.0, 2.0], [-float("inf"), -float("inf")], [0.0, -float("inf")]], device=device)

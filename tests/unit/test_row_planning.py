@@ -6,32 +6,13 @@ from tilelab.ops import rows as rows_op
 from tilelab.ops.rows import plan_rows
 
 
-@pytest.mark.parametrize("n_cols, block, tail, rows", [
-    (1, 1, 0, 4096), (128, 128, 0, 32), (1000, 1024, 0, 4), (4096, 4096, 0, 1), (8192, 8192, 0, 1),
-    (300, 256, 64, 8), (1500, 1024, 512, 2), (5000, 4096, 1024, 1), (6144, 4096, 2048, 1), (7000, 8192, 0, 1)])
-def test_short_rows_share_a_program_until_its_tile_is_full(n_cols, block, tail, rows):
+@pytest.mark.parametrize("n_cols, block, rows", [(1, 1, 4096), (128, 128, 32), (1000, 1024, 4), (4096, 4096, 1),
+                                                 (5000, 8192, 1), (8192, 8192, 1)])
+def test_short_rows_share_a_program_until_its_tile_is_full(n_cols, block, rows):
     plan = plan_rows(1 << 20, n_cols, 2)
-    assert (plan.block, plan.tail, plan.rows, plan.one_block) == (block, tail, rows, True)
-    assert plan.rows * (plan.block + plan.tail) <= max(rows_op.TILE_ELEMENTS, plan.block + plan.tail)
-    assert plan.rows & (plan.rows - 1) == 0  # a power of two: the kernels' tl.arange(0, ROWS)
+    assert (plan.block, plan.rows, plan.one_block) == (block, rows, True)
+    assert plan.rows * plan.block <= max(rows_op.TILE_ELEMENTS, plan.block)
     assert 4 <= plan.num_warps <= 16
-
-
-def test_head_and_tail_cover_the_row_in_fewer_lanes_than_one_power_of_two():
-    for n_cols in range(1, rows_op.MAX_BLOCK + 1):
-        block, tail = rows_op.head_and_tail(n_cols)
-        one = 1 << (n_cols - 1).bit_length()
-        assert block & (block - 1) == 0 and (tail == 0 or tail & (tail - 1) == 0), n_cols
-        if tail == 0:
-            assert block == one, n_cols
-        else:  # the head lies wholly inside the row, the tail holds the rest, and together they beat one block
-            assert rows_op.MIN_HEAD <= block < n_cols <= block + tail < one, n_cols
-            assert tail < 2 * (n_cols - block), n_cols
-
-
-def test_rows_of_a_power_of_two_or_short_keep_one_block():
-    assert [rows_op.head_and_tail(n)[1] for n in (255, 256, 300, 383, 384, 385, 500, 512, 1000, 8192)] == [
-        0, 0, 64, 128, 128, 0, 0, 0, 0, 0]
 
 
 def test_few_rows_get_no_spare_rows_beyond_the_next_power_of_two():
@@ -76,7 +57,6 @@ def test_warps_follow_the_values_a_program_loads_not_its_masked_lanes(n_rows, n_
 @pytest.mark.parametrize("n_cols", [1 << p for p in range(14)])
 def test_rows_that_fill_their_block_get_a_warp_per_512_lanes(n_cols):
     plan = plan_rows(1 << 20, n_cols, 2)
-    assert plan.tail == 0
     assert plan.num_warps == min(16, max(4, plan.rows * plan.block // 512))
 
 

@@ -104,8 +104,8 @@ def _plan(x):
 
     rows, cols = x.shape
     plan = plan_rows(rows, cols, x.element_size(), (x.stride(0), x.stride(0)))
-    return {"block": plan.block, "tail": plan.tail, "rows_per_program": plan.rows,
-            "passes": 1 if plan.one_block else 2, "num_warps": plan.num_warps, "align": plan.align}
+    return {"block": plan.block, "rows_per_program": plan.rows, "passes": 1 if plan.one_block else 2,
+            "num_warps": plan.num_warps, "align": plan.align}
 
 
 def _row_op(name, inputs, reference, bytes_moved, variants, description):

@@ -7,9 +7,7 @@ whatever the input dtype, every edge masked, any row stride.
 A program owns a [ROWS, BLOCK] tile: ROWS whole rows, BLOCK columns at a time. Short rows come several to a
 program (262144 rows of 128 would otherwise be 262144 programs with one element per thread); long rows one.
 
-A row that fits in one block (ONE_BLOCK) is read once, kept in registers and written once. A row whose length is
-not a power of two may come as a BLOCK-wide head and a TAIL-wide rest (TAIL > 0): a row of 5000 is 4096 + 1024
-lanes, where one power of two would be 8192, 39% of them masked. A longer row is
+A row that fits in one block (ONE_BLOCK) is read once, kept in registers and written once. A longer row is
 walked in BLOCK-wide chunks twice: the first pass reduces (softmax: the running maximum and the sum of
 exponentials, rescaled whenever the maximum grows -- the "online" softmax; RMSNorm: the sum of squares), the
 second reads the row again and writes the result. Memory traffic is then 3 passes over the row instead of 2;
@@ -42,22 +40,16 @@ def column_block(start, n_cols, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def finite_peak(peak):
-    """A row maximum [ROWS] as a column [ROWS, 1], 0 where the row is all -inf: exp(x - max) is then
-    exp(-inf) = 0 instead of NaN in the first pass, and such a row comes out 0 / 0 = NaN, as torch's does."""
+def row_max(x):
+    """Each row's maximum, 0 where the row is all -inf: exp(x - max) is then exp(-inf) = 0 instead of NaN in
+    the first pass, and such a row comes out 0 / 0 = NaN, as torch's does."""
+    peak = tl.max(x, axis=1)
     return tl.where(peak == -float("inf"), 0.0, peak)[:, None]
 
 
 @triton.jit
-def row_max(x):
-    """Each row's maximum (`finite_peak`)."""
-    return finite_peak(tl.max(x, axis=1))
-
-
-@triton.jit
 def softmax_kernel(x_ptr, y_ptr, n_rows, n_cols, stride_x_row, stride_x_col, stride_y_row,
-                   BLOCK: tl.constexpr, ROWS: tl.constexpr, ONE_BLOCK: tl.constexpr, ALIGN: tl.constexpr,
-                   TAIL: tl.constexpr = 0):
+                   BLOCK: tl.constexpr, ROWS: tl.constexpr, ONE_BLOCK: tl.constexpr, ALIGN: tl.constexpr):
     """y[row] = exp(x[row] - max) / sum(exp(x[row] - max)): subtracting the maximum keeps exp() from
     overflowing, and masked lanes load -inf, whose exponential is 0. y is contiguous."""
     if ALIGN > 1:
@@ -68,22 +60,11 @@ def softmax_kernel(x_ptr, y_ptr, n_rows, n_cols, stride_x_row, stride_x_col, str
     cols, in_row = column_block(0, n_cols, BLOCK)
     x_rows = x_ptr + rows[:, None] * stride_x_row
     y_rows = y_ptr + rows[:, None] * stride_y_row
-    if ONE_BLOCK and TAIL == 0:
+    if ONE_BLOCK:
         x = tl.load(x_rows + cols[None, :] * stride_x_col, mask=in_row, other=-float("inf")).to(tl.float32)
         exps = tl.exp(x - row_max(x))
         y = exps / tl.sum(exps, axis=1)[:, None]
         tl.store(y_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=owned & in_row)
-    elif ONE_BLOCK:  # a head of BLOCK columns, and the rest of the row in TAIL lanes from column BLOCK
-        x = tl.load(x_rows + cols[None, :] * stride_x_col, mask=in_row, other=-float("inf")).to(tl.float32)
-        rest_cols, rest_in_row = column_block(BLOCK, n_cols, TAIL)
-        rest = tl.load(x_rows + rest_cols[None, :] * stride_x_col, mask=rest_in_row,
-                       other=-float("inf")).to(tl.float32)
-        peak = finite_peak(tl.maximum(tl.max(x, axis=1), tl.max(rest, axis=1)))
-        exps, rest_exps = tl.exp(x - peak), tl.exp(rest - peak)
-        total = (tl.sum(exps, axis=1) + tl.sum(rest_exps, axis=1))[:, None]
-        tl.store(y_rows + cols[None, :], (exps / total).to(y_ptr.dtype.element_ty), mask=owned & in_row)
-        tl.store(y_rows + rest_cols[None, :], (rest_exps / total).to(y_ptr.dtype.element_ty),
-                 mask=owned & rest_in_row)
     else:
         # Pass 1, online: keep a per-lane running maximum and a sum of exponentials relative to it.
         running_max = tl.full((ROWS, BLOCK), -float("inf"), tl.float32)
@@ -117,19 +98,10 @@ def residual_sum(x, residual_ptrs, sum_ptrs, in_row, owned, sum_ptr):
 
 
 @triton.jit
-def store_normalized(h, inverse_rms, weight_ptr, y_rows, cols, in_row, owned, HAS_WEIGHT: tl.constexpr):
-    """y = h * inverse_rms (* weight[cols]) into the columns `cols` of the rows at y_rows, in y's dtype."""
-    y = h * inverse_rms
-    if HAS_WEIGHT:
-        y *= tl.load(weight_ptr + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
-    tl.store(y_rows + cols[None, :], y.to(y_rows.dtype.element_ty), mask=owned & in_row)
-
-
-@triton.jit
 def rmsnorm_kernel(x_ptr, residual_ptr, weight_ptr, y_ptr, sum_ptr, n_rows, n_cols, eps,
                    stride_x_row, stride_r_row, stride_y_row, stride_s_row,
                    BLOCK: tl.constexpr, ROWS: tl.constexpr, ONE_BLOCK: tl.constexpr, ALIGN: tl.constexpr,
-                   HAS_RESIDUAL: tl.constexpr, HAS_WEIGHT: tl.constexpr, TAIL: tl.constexpr = 0):
+                   HAS_RESIDUAL: tl.constexpr, HAS_WEIGHT: tl.constexpr):
     """y[row] = h / sqrt(mean(h^2) + eps) * weight, with h = x[row] (+ residual[row], stored to sum_ptr).
 
     The residual add is the one that usually comes right before a transformer's norm: fused, its sum is
@@ -148,23 +120,15 @@ def rmsnorm_kernel(x_ptr, residual_ptr, weight_ptr, y_ptr, sum_ptr, n_rows, n_co
     r_rows = residual_ptr + rows[:, None] * stride_r_row
     y_rows = y_ptr + rows[:, None] * stride_y_row
     s_rows = sum_ptr + rows[:, None] * stride_s_row
-    if ONE_BLOCK and TAIL == 0:
+    if ONE_BLOCK:
         h = tl.load(x_rows + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
         if HAS_RESIDUAL:
             h = residual_sum(h, r_rows + cols[None, :], s_rows + cols[None, :], in_row, owned, sum_ptr)
         inverse_rms = tl.rsqrt(tl.sum(h * h, axis=1) / n_cols + eps)[:, None]
-        store_normalized(h, inverse_rms, weight_ptr, y_rows, cols, in_row, owned, HAS_WEIGHT)
-    elif ONE_BLOCK:  # a head of BLOCK columns, and the rest of the row in TAIL lanes from column BLOCK
-        rest_cols, rest_in_row = column_block(BLOCK, n_cols, TAIL)
-        h = tl.load(x_rows + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
-        rest = tl.load(x_rows + rest_cols[None, :], mask=rest_in_row, other=0.0).to(tl.float32)
-        if HAS_RESIDUAL:
-            h = residual_sum(h, r_rows + cols[None, :], s_rows + cols[None, :], in_row, owned, sum_ptr)
-            rest = residual_sum(rest, r_rows + rest_cols[None, :], s_rows + rest_cols[None, :], rest_in_row, owned,
-                                sum_ptr)
-        inverse_rms = tl.rsqrt((tl.sum(h * h, axis=1) + tl.sum(rest * rest, axis=1)) / n_cols + eps)[:, None]
-        store_normalized(h, inverse_rms, weight_ptr, y_rows, cols, in_row, owned, HAS_WEIGHT)
-        store_normalized(rest, inverse_rms, weight_ptr, y_rows, rest_cols, rest_in_row, owned, HAS_WEIGHT)
+        y = h * inverse_rms
+        if HAS_WEIGHT:
+            y *= tl.load(weight_ptr + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
+        tl.store(y_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=owned & in_row)
     else:
         squares = tl.zeros((ROWS, BLOCK), tl.float32)
         for start in range(0, n_cols, BLOCK):
@@ -182,4 +146,7 @@ def rmsnorm_kernel(x_ptr, residual_ptr, weight_ptr, y_ptr, sum_ptr, n_rows, n_co
                 h = tl.load(s_rows + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
             else:
                 h = tl.load(x_rows + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
-            store_normalized(h, inverse_rms, weight_ptr, y_rows, cols, in_row, owned, HAS_WEIGHT)
+            y = h * inverse_rms
+            if HAS_WEIGHT:
+                y *= tl.load(weight_ptr + cols[None, :], mask=in_row, other=0.0).to(tl.float32)
+            tl.store(y_rows + cols[None, :], y.to(y_ptr.dtype.element_ty), mask=owned & in_row)

@@ -29,16 +29,14 @@ VECTOR_BYTES = 16
 @dataclasses.dataclass(frozen=True)
 class RowPlan:
     """How `tilelab.kernels.rows` walks [n_rows, n_cols]: programs of `rows` whole rows, `block` columns at a
-    time (the whole row at once when `one_block`, then in a head of `block` and a rest of `tail` lanes when
-    `tail`), `num_warps` warps, and `align` (the kernels' ALIGN: the row length and row strides are multiples
-    of it, so loads can be whole 16-byte vectors)."""
+    time (the whole row at once when `one_block`), `num_warps` warps, and `align` (the kernels' ALIGN: the
+    row length and row strides are multiples of it, so loads can be whole 16-byte vectors)."""
 
     block: int
     rows: int
     one_block: bool
     num_warps: int
     align: int
-    tail: int = 0
 
     def grid(self, n_rows: int) -> tuple[int]:
         return (triton.cdiv(n_rows, self.rows),)
@@ -52,30 +50,13 @@ def plan_rows(n_rows: int, n_cols: int, element_size: int, row_strides=(), unit_
     are contiguous, or when Triton proves multiples of 16 by itself)."""
     block = min(triton.next_power_of_2(max(n_cols, 1)), MAX_BLOCK)
     one_block = n_cols <= block
-    rows, tail = 1, 0
+    rows = 1
     if one_block:
-        block, tail = head_and_tail(n_cols)
-        wanted = max(1, (tile_elements or TILE_ELEMENTS) // (block + tail))
-        rows = min(1 << (wanted.bit_length() - 1), triton.next_power_of_2(max(n_rows, 1)))
+        wanted = max(1, (tile_elements or TILE_ELEMENTS) // block)
+        rows = min(wanted, triton.next_power_of_2(max(n_rows, 1)))
     common = math.gcd(n_cols, *row_strides) if unit_columns else 1
     align = 1 if common % 16 == 0 else math.gcd(common, VECTOR_BYTES // element_size)
-    return RowPlan(block, rows, one_block, row_warps(rows * min(n_cols, block + tail)), align, tail)
-
-
-# A row takes a head and a tail only from this many columns in its head: shorter rows share a program anyway.
-MIN_HEAD = 256
-
-
-def head_and_tail(n_cols: int) -> tuple[int, int]:
-    """(BLOCK, TAIL) lanes for a row of n_cols kept in registers: one power of two (TAIL = 0), or, when fewer
-    lanes cover the row that way, the largest power of two below n_cols and the smallest one that holds the
-    rest. 5000 columns: 4096 + 1024 lanes, 2% of them masked, where 8192 would mask 39%."""
-    block = triton.next_power_of_2(max(n_cols, 1))
-    head = block // 2
-    if head < MIN_HEAD or n_cols == block:
-        return block, 0
-    tail = triton.next_power_of_2(n_cols - head)
-    return (head, tail) if head + tail < block else (block, 0)
+    return RowPlan(block, rows, one_block, row_warps(rows * min(n_cols, block)), align)
 
 
 def row_warps(elements: int) -> int:
@@ -116,7 +97,7 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
         n_rows, n_cols = rows.shape
         plan = plan_rows(n_rows, n_cols, x.element_size(), (rows.stride(0), y_rows.stride(0)), rows.stride(1) == 1)
         args = (rows, y_rows, n_rows, n_cols, *rows.stride(), y_rows.stride(0), plan.block, plan.rows,
-                plan.one_block, plan.align, plan.tail)
+                plan.one_block, plan.align)
         compiled = softmax_kernel[plan.grid(n_rows)](*args, num_warps=plan.num_warps)
         if key is not None and rows.data_ptr() == x.data_ptr() and dim in (-1, x.dim() - 1):
             _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (*plan.grid(n_rows), 1, 1), args[2:],
@@ -174,7 +155,7 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
         strides = (rows.stride(0), r_rows.stride(0), y_rows.stride(0), h_rows.stride(0))
         plan = plan_rows(rows.shape[0], n, x.element_size(), strides)
         args = (rows, r_rows, w, y_rows, h_rows, rows.shape[0], n, float(eps), *strides, plan.block, plan.rows,
-                plan.one_block, plan.align, residual is not None, weight is not None, plan.tail)
+                plan.one_block, plan.align, residual is not None, weight is not None)
         compiled = rmsnorm_kernel[plan.grid(rows.shape[0])](*args, num_warps=plan.num_warps)
         same_memory = rows.data_ptr() == x.data_ptr() and (residual is None or r_rows.data_ptr() == residual.data_ptr())
         if key is not None and same_memory and (weight is None or w.data_ptr() == weight.data_ptr()):
