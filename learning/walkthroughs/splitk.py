@@ -65,7 +65,9 @@ def build() -> Script:
     s.say("written lines that must go back to memory before B's can come in:")
     s.say("  an empty kernel 3.6 us; the best plain read of B 15.1 us (2048 programs; 26.6 us with 128 programs")
     s.say("  of 4 warps); split-K 17.3 us; torch 18.7 us. With B already in the L2: read 8.1 us, split-K 11.6.")
-    s.ask("so how far is split-K from anything that reads B once, cold?", f"{17.3 / 15.1 - 1:.0%} ({17.3 - 15.1:.1f} us)")
+    split_k_us, read_us = 17.3, 15.1
+    s.ask("so how far is split-K from anything that reads B once, cold?",
+          f"{split_k_us / read_us - 1:.0%} ({split_k_us - read_us:.1f} us)")
     s.say("Forty more tile shapes (wider tiles, 8 warps, 4 and 8 slices, TMA) all took 17.3 us or more")
     s.say("(results/h200-skinny-sweep-probe.log). So the gap is not the tile; the likely rest is what split-K")
     s.say("adds after the stream (partials written, counted, read back). A measured floor tells you when to stop")
