@@ -1,0 +1,128 @@
+"""Property-based tests of the public ops (hypothesis), on the interpreter without a GPU, else on it.
+
+Each example draws a shape (zeros and ragged sizes included), a dtype, and operands stored as they come in
+practice: contiguous, transposed, every other column of a wider tensor, or one element past an aligned start.
+The op either matches float64 within the dtype's tolerance, with every output element written (outputs are
+poisoned with NaN first), or refuses with one of tilelab's typed contract errors naming the argument. Nothing
+else is allowed: no other exception, no NaN left behind.
+"""
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tilelab
+from tests.interpreter.test_linear_interpreter import check as check_linear
+from tilelab.reference import matmul_reference, relative_error, rmsnorm_reference, softmax_reference, tolerance
+
+# The interpreter runs each program in numpy: a few dozen small examples per op keep this under a minute.
+FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+DTYPES = [torch.float32, torch.float16] + ([torch.bfloat16] if torch.cuda.is_available() else [])
+LAYOUTS = ["contiguous", "transposed", "every other column", "offset by one element"]
+SIDE = st.integers(0, 70)
+
+
+def stored(values: torch.Tensor, layout: str) -> torch.Tensor:
+    """`values` as a tensor of the same shape and contents, stored as `layout` says (a 1-D tensor cannot be
+    transposed: it stays contiguous)."""
+    if layout == "contiguous" or layout == "transposed" and values.dim() < 2:
+        return values.contiguous()
+    if layout == "transposed":  # its last two dimensions stored the other way round
+        return values.mT.contiguous().mT
+    if layout == "every other column":
+        wide = torch.empty((*values.shape[:-1], 2 * values.shape[-1]), dtype=values.dtype, device=values.device)
+        wide[..., ::2] = values
+        return wide[..., ::2]
+    flat = torch.empty(values.numel() + 1, dtype=values.dtype, device=values.device)
+    out = flat[1:].view(values.shape)
+    out.copy_(values)
+    return out
+
+
+def draw_values(draw, shape, dtype, device) -> torch.Tensor:
+    seed = draw(st.integers(0, 2**31 - 1))
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=gen).to(device=device, dtype=dtype)
+
+
+def assert_result(out, ref, dtype, label, precision=None):
+    assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
+    assert out.dtype == dtype, f"{label}: dtype {out.dtype}"
+    assert not torch.isnan(out).any(), f"{label}: NaN left in the output (an element never written)"
+    if out.numel():
+        err = relative_error(out, ref)
+        assert err <= tolerance(dtype, precision), f"{label}: relative error {err:.2e}"
+
+
+@FUZZ
+@given(data=st.data())
+def test_matmul_any_layout_and_batch(data, device, poisoned_outputs):
+    dtype = data.draw(st.sampled_from(DTYPES), "dtype")
+    m, n, k = data.draw(SIDE, "m"), data.draw(SIDE, "n"), data.draw(SIDE, "k")
+    batch_a = data.draw(st.sampled_from([(), (1,), (3,), (2, 3)]), "batch of a")
+    batch_b = data.draw(st.sampled_from([(), batch_a, batch_a[-1:], (1,) * len(batch_a)]), "batch of b")
+    a = stored(draw_values(data.draw, (*batch_a, m, k), dtype, device), data.draw(st.sampled_from(LAYOUTS), "a"))
+    b = stored(draw_values(data.draw, (*batch_b, k, n), dtype, device), data.draw(st.sampled_from(LAYOUTS), "b"))
+    path = data.draw(st.sampled_from([None, "pointer", "descriptor", "splitk"]), "path")
+    label = f"{tuple(a.shape)} @ {tuple(b.shape)} {dtype}, strides {a.stride()} {b.stride()}, path {path}"
+    try:
+        out = tilelab.matmul(a, b, path=path)
+    except tilelab.AlignmentError as error:  # TMA's 16-byte rule, refused by name
+        assert path == "descriptor", f"{label}: only a forced TMA path may refuse a layout ({error})"
+        assert "path='descriptor' needs" in str(error), str(error)
+        return
+    assert_result(out, matmul_reference(a, b), dtype, label)
+
+
+@FUZZ
+@given(data=st.data())
+def test_linear_any_layout(data, device):
+    dtype = data.draw(st.sampled_from(DTYPES), "dtype")
+    m, n, k = data.draw(SIDE, "m"), data.draw(st.integers(1, 70), "n"), data.draw(SIDE, "k")
+    lead = data.draw(st.sampled_from([(), (2,)]), "leading dimensions of x")
+    x = stored(draw_values(data.draw, (*lead, m, k), dtype, device), data.draw(st.sampled_from(LAYOUTS), "x"))
+    weight = stored(draw_values(data.draw, (n, k), dtype, device), data.draw(st.sampled_from(LAYOUTS), "weight"))
+    bias = draw_values(data.draw, (n,), dtype, device) if data.draw(st.booleans(), "bias") else None
+    activation = data.draw(st.sampled_from([None, "relu", "gelu", "silu"]), "activation")
+    out = tilelab.linear(x, weight, bias, activation=activation)
+    label = f"x {tuple(x.shape)} {x.stride()}, weight {tuple(weight.shape)} {weight.stride()}, {activation}"
+    check_linear(out, x, weight, bias, activation, label=label)
+
+
+@FUZZ
+@given(data=st.data())
+def test_softmax_any_dim_and_layout(data, device):
+    dtype = data.draw(st.sampled_from(DTYPES), "dtype")
+    shape = tuple(data.draw(st.lists(st.integers(0, 40), min_size=2, max_size=3), "shape"))
+    x = stored(draw_values(data.draw, shape, dtype, device) * 4, data.draw(st.sampled_from(LAYOUTS), "x"))
+    dim = data.draw(st.integers(-len(shape), len(shape) - 1), "dim")
+    out = tilelab.softmax(x, dim)
+    assert_result(out, softmax_reference(x, dim), dtype, f"{tuple(x.shape)} {x.stride()} dim {dim}")
+
+
+@FUZZ
+@given(data=st.data())
+def test_rmsnorm_any_layout_weight_and_residual(data, device):
+    dtype = data.draw(st.sampled_from(DTYPES), "dtype")
+    shape = tuple(data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=3), "shape"))
+    x = stored(draw_values(data.draw, shape, dtype, device), data.draw(st.sampled_from(LAYOUTS), "x"))
+    weight = draw_values(data.draw, shape[-1:], dtype, device) if data.draw(st.booleans(), "weight") else None
+    residual = draw_values(data.draw, shape, dtype, device) if data.draw(st.booleans(), "residual") else None
+    label = f"{tuple(x.shape)} {x.stride()}, weight {weight is not None}, residual {residual is not None}"
+    if residual is None:
+        assert_result(tilelab.rmsnorm(x, weight), rmsnorm_reference(x, weight), dtype, label)
+        return
+    y, h = tilelab.rmsnorm(x, weight, residual=residual)
+    assert_result(h, x.double().cpu() + residual.double().cpu(), dtype, f"{label}: the sum")
+    assert_result(y, rmsnorm_reference(x, weight, residual=residual), dtype, label)
+
+
+@pytest.mark.parametrize("op", ["matmul", "linear", "softmax", "rmsnorm"])
+def test_wrong_types_are_typed_errors(op, device):
+    """Whatever the op is handed in place of a tensor, the refusal is a ContractError (and a TypeError)."""
+    x = torch.randn(4, 4, device=device)
+    for bad in (None, 3, [[1.0]], x.numpy() if device == "cpu" else [1]):
+        with pytest.raises(tilelab.InputTypeError):
+            {"matmul": lambda v: tilelab.matmul(v, x), "linear": lambda v: tilelab.linear(v, x),
+             "softmax": lambda v: tilelab.softmax(v), "rmsnorm": lambda v: tilelab.rmsnorm(v)}[op](bad)
