@@ -1,4 +1,5 @@
-"""Property-based tests of the public ops (hypothesis), on the interpreter without a GPU, else on it.
+"""Property-based tests of the public ops (hypothesis), on the interpreter without a GPU, else on it: matmul,
+linear, softmax, rmsnorm and conv2d_bn_silu.
 
 Each example draws a shape (zeros and ragged sizes included), a dtype, and operands stored as they come in
 practice: contiguous, transposed, every other column of a wider tensor, or one element past an aligned start.
@@ -9,13 +10,15 @@ else is allowed: no other exception, no NaN left behind.
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import tilelab
+from tests.interpreter import test_conv_interpreter as conv_tests
 from tests.interpreter.test_linear_interpreter import check as check_linear
 from tilelab.reference import matmul_reference, relative_error, rmsnorm_reference, softmax_reference, tolerance
 
+guarded_outputs = conv_tests.guarded_outputs  # conv's outputs in NaN guard bands (a fixture)
 # The interpreter runs each program in numpy: a few dozen small examples per op keep this under a minute.
 FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 DTYPES = [torch.float32, torch.float16] + ([torch.bfloat16] if torch.cuda.is_available() else [])
@@ -126,3 +129,34 @@ def test_wrong_types_are_typed_errors(op, device):
         with pytest.raises(tilelab.InputTypeError):
             {"matmul": lambda v: tilelab.matmul(v, x), "linear": lambda v: tilelab.linear(v, x),
              "softmax": lambda v: tilelab.softmax(v), "rmsnorm": lambda v: tilelab.rmsnorm(v)}[op](bad)
+
+
+@FUZZ
+@given(data=st.data())
+def test_conv2d_bn_silu_any_geometry(data, device, guarded_outputs):
+    """Random geometry and memory format; an output with no pixels is refused as a ShapeError naming it."""
+    dtype = data.draw(st.sampled_from(DTYPES), "dtype")
+    batch, c_in, c_out = (data.draw(st.integers(1, 2), "batch"), data.draw(st.integers(1, 9), "c_in"),
+                          data.draw(st.integers(1, 9), "c_out"))
+    h, w = data.draw(st.integers(1, 9), "h"), data.draw(st.integers(1, 9), "w")
+    kernel = (data.draw(st.integers(1, 3), "kh"), data.draw(st.integers(1, 3), "kw"))
+    stride = (data.draw(st.integers(1, 2), "sh"), data.draw(st.integers(1, 2), "sw"))
+    padding = data.draw(st.sampled_from([0, 1, 2, (1, 0), "valid"]), "padding")
+    dilation = data.draw(st.integers(1, 2), "dilation")
+    gen = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), "seed"))
+    x, weight, bias, params = conv_tests.make_problem(batch, c_in, h, w, c_out, kernel, dtype, device, gen,
+                                           affine=data.draw(st.booleans(), "affine"),
+                                           conv_bias=data.draw(st.booleans(), "conv bias"))
+    if data.draw(st.booleans(), "channels last"):
+        x = x.to(memory_format=torch.channels_last)
+    conv = {"stride": stride, "padding": padding, "dilation": dilation}
+    label = f"{tuple(x.shape)} {x.stride()} -> {c_out}, kernel {kernel}, {conv}"
+    try:
+        y = tilelab.conv2d_bn_silu(x, weight, bias, **params, **conv)
+    except tilelab.ShapeError as error:  # the filter does not fit the padded image
+        assert "output" in str(error), f"{label}: {error}"
+        event("refused: no output pixels")
+        return
+    event("computed")
+    conv_tests.assert_matches(y, x, weight, bias, params, label=label, **conv)
+    conv_tests.check_guards(guarded_outputs)
