@@ -76,6 +76,8 @@ EXERCISES = [
              "batch norm", ("output_size", "gemm_sizes", "a_entry", "fold_batch_norm")),
     Exercise("triton_softmax_rows", "8", "triton", "several rows per program: a [ROWS, BLOCK] softmax tile",
              ("rows_per_program", "softmax_rows_kernel", "launch_softmax_rows")),
+    Exercise("triton_split_k", "I8", "triton", "split-K: slices of K, partial tiles, and the last slice to arrive "
+             "adds them up", ("k_slices", "splitk_kernel", "launch_split_k")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -145,4 +145,21 @@ HINTS = {
         "Mask M, N and K edges on the loads with other=0.0; create acc = tl.zeros(..., tl.float32) before the loop.",
         "acc = tl.dot(a_tile, b_tile, acc) inside the loop; store acc once, masked on M and N.",
     ],
+    "triton_split_k": [
+        "k_slices: K=100 in steps of 16 is 7 steps; 4 slices get ceil(7 / 4) = 2 steps, 32 of K, each. Slice s starts"
+        " at s * 32; clamp start and stop to k, so slice 3 is (96, 100), and with K=40 it is (40, 40): empty.",
+        "The kernel's first half is your triton_matmul with a shorter loop: tile = tl.program_id(0) gives rows and"
+        " cols (row-major: tile // cdiv(N, BLOCK_N), tile % cdiv(N, BLOCK_N)), k_slice = tl.program_id(1) gives"
+        " the range(k_start, k_stop, BLOCK_K) of K steps. Loads stay masked with ks < K.",
+        "Every program, even one whose slice is empty, stores acc into plane k_slice of the workspace, at"
+        " ws_ptr + k_slice * M * N + rows[:, None] * N + cols[None, :], masked like C. Then it counts itself.",
+        "arrived = tl.atomic_add(counters_ptr + tile, 1, sem=\"acq_rel\") returns the count from before the +1:"
+        " 0 for the first to arrive, SPLIT_K - 1 for the last. Which slice that is changes from run to run.",
+        "Only the program that sees SPLIT_K - 1 sums: total = tl.zeros(...) then, for s in tl.static_range(SPLIT_K),"
+        " total += the masked load of plane s. Its own plane too: loading it keeps the order 0, 1, ..., SPLIT_K - 1.",
+        "After storing C, the same program puts the counter back: tl.atomic_xchg(counters_ptr + tile, 0).",
+        "launch_split_k: tiles = cdiv(M, block_m) * cdiv(N, block_n); workspace = torch.empty((split_k, M, N),"
+        " dtype=torch.float32); counters = torch.zeros(tiles, dtype=torch.int32) unless given; grid"
+        " (tiles, split_k), SPLIT_K=split_k; return C.",
+    ],
 }

@@ -224,3 +224,13 @@ def rows_per_program(n_rows: int, n_cols: int, tile_elements: int = ROW_TILE_ELE
     fill tile_elements (at least 1), but no more than the rows there are, rounded up to a power of two."""
     block = next_power_of_two(n_cols)
     return min(max(1, tile_elements // block), next_power_of_two(n_rows)), block
+
+
+# -- exercise 19: split-K (the library's slicing rule: tilelab.ops.matmul_hopper.split_k_slices) ---------------
+
+
+def k_slices(k: int, block_k: int, split_k: int) -> list[tuple[int, int]]:
+    """[start, stop) of each of split_k slices of K: whole BLOCK_K steps, ceil(steps / split_k) of them per slice,
+    so the last slices may be shorter, or empty ((k, k))."""
+    per = cdiv(cdiv(k, block_k), split_k) * block_k
+    return [(min(s * per, k), min((s + 1) * per, k)) for s in range(split_k)]

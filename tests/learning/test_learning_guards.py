@@ -76,3 +76,31 @@ def test_tensor_guards_find_a_stray_store_in_a_batch():
     a = padded_input(torch.ones(2, 3, 4), pad=1, spare=3)
     assert a.shape == (2, 3, 4) and a.stride() == (20, 5, 1)
     assert a.untyped_storage().nbytes() == 5 * 4 * 5 * 4 and torch.isnan(a.as_strided((1,), (1,), 80)).all()
+
+
+def test_the_split_k_check_runs_the_interpreter_s_programs_in_its_own_order():
+    """Exercise 19's check renumbers the programs Triton's interpreter starts, so a tile's slices can arrive in any
+    order, and it looks at the counters between programs. Without a GPU it must be able to, on this Triton."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    if torch.cuda.is_available():
+        pytest.skip("with a GPU the kernels do not run on the interpreter")
+    from triton.runtime import interpreter
+
+    from learning.checks import triton_split_k as checks
+    from learning.solutions import triton_split_k as solution
+
+    assert checks.can_order_programs()
+    orders = checks.arrival_orders(3, 4)
+    assert orders[0] == [3, 2, 1, 0] and [order[-1] for order in orders] == [0, 1, 2]
+    schedule = checks.interleaved(orders)
+    a, b = torch.randn(40, 50), torch.randn(50, 16)  # 3 tiles of 16 rows; K=50 is 4 steps, one per slice
+    counters = torch.zeros(3, dtype=torch.int32)
+    seen = []
+    with checks.programs_in_order(schedule, lambda program: seen.append((program, int(counters[program[0]])))) as done:
+        c = solution.launch_split_k(a, b, split_k=4, counters=counters, block_m=16, block_n=16, block_k=16)
+        done()
+    assert [program for program, _ in seen] == schedule
+    assert [count for _, count in seen] == [1] * 3 + [2] * 3 + [3] * 3 + [0] * 3  # the last to arrive resets
+    torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+    assert "set_grid_idx" not in vars(interpreter.interpreter_builder)  # the interpreter's own method again

@@ -151,3 +151,26 @@ def test_exercise_18_plans_rows_as_plan_rows_does():
     assert ref.rows_per_program(262144, 128) == (32, 128) and ref.rows_per_program(3, 100) == (4, 128)
     assert ref.rows_per_program(1000, 300) == (8, 512) and ref.rows_per_program(5, 8192) == (1, 8192)
     assert rows.plan_rows(65, 100, 4).grid(65) == (ref.cdiv(65, 32),) == (3,)
+
+
+def test_exercise_19_slices_k_as_split_k_slices_does():
+    """Exercise 19's k_slices is tilelab.ops.matmul_hopper.split_k_slices, the rule the library's split-K kernels
+    use: K not a multiple of BLOCK_K, more slices than steps (empty slices), one slice. A new rule in the library
+    must reach the course."""
+    from learning.solutions import triton_split_k as solution
+    from tilelab.ops.matmul_hopper import split_k_slices
+
+    rng = random.Random(19)
+    ks = [1, 2, 15, 16, 17, 20, 31, 33, 40, 64, 100, 127, 128, 129, 1000, 4000, 4096, 11008]
+    ks += [rng.randint(1, 20000) for _ in range(30)]
+    for k in ks:
+        for block_k in (16, 32, 64, 128, 256):
+            for split_k in (1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 40):
+                want = split_k_slices(k, block_k, split_k)
+                assert ref.k_slices(k, block_k, split_k) == want, (k, block_k, split_k)
+                assert solution.k_slices(k, block_k, split_k) == want, (k, block_k, split_k)
+                assert len(want) == split_k and want[-1][1] == k and want[0][0] == 0
+    # The exercise's examples, and the walkthrough's (python -m learning.explain splitk).
+    assert ref.k_slices(100, 16, 4) == [(0, 32), (32, 64), (64, 96), (96, 100)]
+    assert ref.k_slices(40, 16, 4) == [(0, 16), (16, 32), (32, 40), (40, 40)]
+    assert ref.k_slices(4096, 128, 4) == [(0, 1024), (1024, 2048), (2048, 3072), (3072, 4096)]

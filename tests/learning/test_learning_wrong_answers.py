@@ -90,6 +90,33 @@ CASES = [
     ("batches_store_into_matrix_0", "batches", Status.FAIL,
      ["C[1,0,0] never written, and only matrix 0 was", "every program stored into matrix 0",
       "move C's pointer by matrix * stride_cb"]),
+    ("triton_split_k_floor_slices", "triton_split_k", Status.FAIL,
+     ["k_slices(100, 16, 4) returned [(0, 16), (16, 32), (32, 48), (48, 64)], expected [(0, 32), (32, 64), (64, 96), "
+      "(96, 100)]", "ceil(7 / 4) = 2 step(s) per slice", "K's last 36 belong to no slice"]),
+    ("triton_split_k_kernel_drops_tail", "triton_split_k", Status.FAIL,
+     ["plane 0[0,0] is", "A[:, 0:32] @ B[0:32, :]", "Each slice got floor(7 / 4) step(s) of 16",
+      "K's last 36 belong to no slice"]),
+    ("triton_split_k_no_split", "triton_split_k", Status.FAIL,
+     ["launched a grid of (12, 1) with SPLIT_K=1 for split_k=4", "one program per tile walks all of K alone",
+      "(tiles, split_k) = (12, 4)"]),
+    ("triton_split_k_no_wait", "triton_split_k", Status.FAIL,
+     ["C's tile 0 (rows 0-31, columns 0-31) was written by program (tile 0, slice 0) when 1 of its 4 slices had "
+      "arrived", "the program whose tl.atomic_add returns SPLIT_K - 1", "left every counter as it was"]),
+    ("triton_split_k_no_reset", "triton_split_k", Status.FAIL,
+     ["counters[0] is 4 after the call, expected 0", "tl.atomic_xchg(counter, 0)"]),
+    ("triton_split_k_last_by_index", "triton_split_k", Status.FAIL,
+     ["tile 0's slices arriving 3, 2, 1, 0", "written by program (tile 0, slice 3) when 1 of its 4 slices had arrived",
+      "on a GPU it may arrive first: only the counter knows who is last"]),
+    ("triton_split_k_own_first", "triton_split_k", Status.FAIL,
+     ["plane 0 + plane 1 + ... + plane 3, added in float32 in that order, is",
+      "starts with the last arriver's own partial (slice 3)", "slice order"]),
+    ("triton_split_k_float_atomics", "triton_split_k", Status.FAIL,
+     ["out was written before splitk_kernel ran (out[0,0] holds 0)", "float atomics", "workspace plane"]),
+    ("triton_split_k_one_counter", "triton_split_k", Status.FAIL,
+     ["C's tile 3 (rows 0-31, columns 96-126) was written by program (tile 3, slice 2) when 1 of its 4 slices had "
+      "arrived", "changed counters [0], not counters[3]", "counters_ptr + tile"]),
+    ("triton_split_k_off_by_one", "triton_split_k", Status.FAIL,
+     ["C[0,0] never written (tile 0), and counters[0] is 4", "the last to arrive sees SPLIT_K - 1"]),
 ]
 
 
