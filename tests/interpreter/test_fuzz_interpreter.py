@@ -65,17 +65,31 @@ def test_matmul_any_layout_and_batch(data, device, poisoned_outputs):
     m, n, k = data.draw(SIDE, "m"), data.draw(SIDE, "n"), data.draw(SIDE, "k")
     batch_a = data.draw(st.sampled_from([(), (1,), (3,), (2, 3)]), "batch of a")
     batch_b = data.draw(st.sampled_from([(), batch_a, batch_a[-1:], (1,) * len(batch_a)]), "batch of b")
-    a = stored(draw_values(data.draw, (*batch_a, m, k), dtype, device), data.draw(st.sampled_from(LAYOUTS), "a"))
-    b = stored(draw_values(data.draw, (*batch_b, k, n), dtype, device), data.draw(st.sampled_from(LAYOUTS), "b"))
+    vector = data.draw(st.sampled_from([None, None, None, "a", "b"]), "a vector operand")
+    a_shape = (k,) if vector == "a" else (*batch_a, m, k)
+    b_shape = (k,) if vector == "b" else (*batch_b, k, n)
+    a = stored(draw_values(data.draw, a_shape, dtype, device), data.draw(st.sampled_from(LAYOUTS), "a"))
+    b = stored(draw_values(data.draw, b_shape, dtype, device), data.draw(st.sampled_from(LAYOUTS), "b"))
     path = data.draw(st.sampled_from([None, "pointer", "descriptor", "splitk"]), "path")
-    label = f"{tuple(a.shape)} @ {tuple(b.shape)} {dtype}, strides {a.stride()} {b.stride()}, path {path}"
+    event(f"largest side {max(m, n, k) // 16 * 16}+")
+    precision = data.draw(st.sampled_from([None, "tf32", "tf32x3", "ieee"]), "precision") \
+        if dtype == torch.float32 else None
+    out_dtype = data.draw(st.sampled_from([None, torch.float32, torch.float16]), "out_dtype")
+    label = (f"{tuple(a.shape)} @ {tuple(b.shape)} {dtype}, strides {a.stride()} {b.stride()}, path {path}, "
+             f"precision {precision}, out_dtype {out_dtype}")
     try:
-        out = tilelab.matmul(a, b, path=path)
+        out = tilelab.matmul(a, b, path=path, precision=precision, out_dtype=out_dtype)
     except tilelab.AlignmentError as error:  # TMA's 16-byte rule, refused by name
         assert path == "descriptor", f"{label}: only a forced TMA path may refuse a layout ({error})"
         assert "path='descriptor' needs" in str(error), str(error)
         return
-    assert_result(out, matmul_reference(a, b), dtype, label)
+    ref = matmul_reference(a, b)
+    assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
+    assert out.dtype == (out_dtype or dtype), f"{label}: dtype {out.dtype}"
+    assert not torch.isnan(out).any(), f"{label}: NaN left in the output (an element never written)"
+    if out.numel():
+        err = relative_error(out, ref)
+        assert err <= tolerance(dtype, precision, out_dtype or dtype), f"{label}: relative error {err:.2e}"
 
 
 @FUZZ
