@@ -174,3 +174,36 @@ def test_conv2d_bn_silu_any_geometry(data, device, guarded_outputs):
     event("computed")
     conv_tests.assert_matches(y, x, weight, bias, params, label=label, **conv)
     conv_tests.check_guards(guarded_outputs)
+
+
+@FUZZ
+@given(data=st.data())
+def test_scaled_matmul_any_size_and_layout(data, device, hopper_only):
+    """fp8 A [M, K] row-major and B [K, N] stored K-major, any sizes: a result within float32 rounding of the exact
+    product of the fp8 values, or AlignmentError/ShapeError naming what TMA needs (16-byte rows: K a multiple of
+    16 fp8 values) and what a matrix must be."""
+    from tilelab.ops import scaled_matmul as op
+
+    m, n = data.draw(SIDE, "m"), data.draw(SIDE, "n")
+    k = data.draw(st.one_of(st.integers(0, 5).map(lambda steps: 16 * steps), SIDE), "k")  # aligned, mostly
+    a = (draw_values(data.draw, (m, k), torch.float32, device) * 2).to(op.INPUT_DTYPE)
+    b = (draw_values(data.draw, (n, k), torch.float32, device) * 2).to(op.INPUT_DTYPE)
+    b = b.t() if data.draw(st.sampled_from([True, True, True, False]), "B stored K-major") else b.t().contiguous()
+    scale_a = torch.tensor([data.draw(st.floats(0.125, 4.0), "scale_a")], device=device)
+    scale_b = torch.tensor([data.draw(st.floats(0.125, 4.0), "scale_b")], device=device)
+    out_dtype = data.draw(st.sampled_from([torch.float32, torch.bfloat16, torch.float16]), "out_dtype")
+    fast = data.draw(st.booleans(), "use_fast_accum")
+    label = f"{m}x{n}x{k}, B strides {b.stride()}, {out_dtype}, fast {fast}"
+    try:
+        out = op.scaled_matmul(a, b, scale_a, scale_b, out_dtype=out_dtype, use_fast_accum=fast)
+    except (tilelab.AlignmentError, tilelab.ShapeError) as error:
+        event(f"refused: {type(error).__name__}")
+        assert k % 16 or b.stride(0) != 1 or m * n * k == 0, f"{label}: refused an aligned problem ({error})"
+        return
+    event("computed")
+    ref = op.scaled_matmul_reference(a, b, scale_a, scale_b)
+    assert tuple(out.shape) == (m, n) and out.dtype == out_dtype, label
+    assert not torch.isnan(out).any(), f"{label}: NaN left in the output"
+    if out.numel():
+        err = relative_error(out, ref)
+        assert err <= tolerance(out_dtype) if out_dtype != torch.float32 else err <= 1e-5, f"{label}: {err:.2e}"
