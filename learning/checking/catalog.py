@@ -78,6 +78,8 @@ EXERCISES = [
              ("rows_per_program", "softmax_rows_kernel", "launch_softmax_rows")),
     Exercise("triton_split_k", "I8", "triton", "split-K: slices of K, partial tiles, and the last slice to arrive "
              "adds them up", ("k_slices", "splitk_kernel", "launch_split_k")),
+    Exercise("triton_persistent", "I9", "triton", "a persistent matmul: one program per SM, each looping over its "
+             "tiles", ("persistent_grid", "tiles_of_program", "persistent_matmul_kernel", "launch_persistent")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -162,4 +162,22 @@ HINTS = {
         " dtype=torch.float32); counters = torch.zeros(tiles, dtype=torch.int32) unless given; grid"
         " (tiles, split_k), SPLIT_K=split_k; return C.",
     ],
+    "triton_persistent": [
+        "persistent_grid: tiles = cdiv(m, block_m) * cdiv(n, block_n), a partial tile counted whole; the grid is"
+        " min(tiles, sms): 512 tiles on 132 SMs make 132 programs, 64 tiles make 64.",
+        "tiles_of_program: list(range(pid, tiles, programs)). 12 tiles on 5 programs are two whole waves and 2 tiles"
+        " more, so programs 0 and 1 get three tiles ([0, 5, 10], [1, 6, 11]) and the others two.",
+        "The kernel: pid = tl.program_id(0), programs = tl.num_programs(0), tiles = tl.cdiv(M, BLOCK_M) *"
+        " tl.cdiv(N, BLOCK_N), then `for tile in range(pid, tiles, programs):` around everything that belongs to a"
+        " tile.",
+        "GROUP_M order, grouping.py's grouped_tile in Triton: per_group = GROUP_M * tiles_n, first_m = (tile //"
+        " per_group) * GROUP_M, rows_here = tl.minimum(tiles_m - first_m, GROUP_M), pid_m = first_m + (tile %"
+        " per_group) % rows_here, pid_n = (tile % per_group) // rows_here.",
+        "Inside the tile loop, exercise 12's body: rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M), likewise cols;"
+        " acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32) made there, for this tile only; the K loop of masked"
+        " loads and tl.dot; one store masked with rows < M and cols < N.",
+        "launch_persistent: programs = persistent_grid(M, N, block_m, block_n, sms), then"
+        " persistent_matmul_kernel[(programs,)](a, b, out, M, N, K, the six strides, BLOCK_M=block_m,"
+        " BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m); make out with torch.empty when it is None; return it.",
+    ],
 }

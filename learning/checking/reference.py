@@ -234,3 +234,18 @@ def k_slices(k: int, block_k: int, split_k: int) -> list[tuple[int, int]]:
     so the last slices may be shorter, or empty ((k, k))."""
     per = cdiv(cdiv(k, block_k), split_k) * block_k
     return [(min(s * per, k), min((s + 1) * per, k)) for s in range(split_k)]
+
+
+# -- exercise 20: a persistent matmul ---------------------------------------------------------------------------
+# The library spreads the tiles more evenly (tilelab.ops.matmul_hopper.balanced_programs): never more programs than
+# min(tiles, sms), and the busiest program no busier. tests/learning/test_learning_reference.py keeps that so.
+
+
+def persistent_grid(m: int, n: int, block_m: int, block_n: int, sms: int) -> int:
+    """Programs of a persistent grid: one per SM, but no more than there are tiles (and at least one)."""
+    return max(1, min(tile_count(m, n, block_m, block_n), sms))
+
+
+def tiles_of_program(pid: int, programs: int, tiles: int) -> list[int]:
+    """The tiles program pid computes, in order: pid, pid + programs, ... below tiles (one wave apart)."""
+    return list(range(pid, tiles, programs))

@@ -7,6 +7,7 @@ has decided between a GPU and Triton's interpreter (TRITON_INTERPRET=1).
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 import torch
 
@@ -51,3 +52,77 @@ def call_kernel(launch, *args, **kwargs):
     if device() == "cuda":
         torch.cuda.synchronize()
     return result
+
+
+# -- launch spies: a check stands in for the learner's kernel to see how it is launched --------------------------
+
+
+def constant(value):
+    """A launch argument as a plain number (a tl.constexpr holds its number in .value; a bool stays a bool)."""
+    value = getattr(value, "value", value)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def bind_launch(kernel, grid, args, kwargs) -> tuple[tuple[int, ...], dict]:
+    """A spied launch `kernel[grid](*args, **kwargs)` as (the grid's shape, {parameter name: argument})."""
+    bound = dict(zip(kernel.arg_names, args, strict=False))  # fewer args when some are keywords
+    bound.update(kwargs)
+    shape = grid(bound) if callable(grid) else grid
+    shape = tuple(int(g) for g in shape) if isinstance(shape, (tuple, list)) else (int(shape),)
+    return shape, bound
+
+
+# -- choosing the order of the interpreter's programs, and looking at memory between them ------------------------
+
+
+def _interpreter_builder():
+    if device() != "cpu":
+        return None
+    try:
+        from triton.runtime import interpreter
+    except ImportError:  # pragma: no cover - an interpreter without the module
+        return None
+    builder = getattr(interpreter, "interpreter_builder", None)
+    return builder if callable(getattr(builder, "set_grid_idx", None)) else None
+
+
+def can_order_programs() -> bool:
+    """Whether this Triton's interpreter lets a check choose the programs' order and look at memory between
+    programs (tests/learning asserts it). Never on a GPU, where the programs run at the same time."""
+    return _interpreter_builder() is not None
+
+
+@contextmanager
+def programs_in_order(schedule, after_each):
+    """Run the interpreter's programs in `schedule`'s order, a list of (x, y) program ids (None: the grid's own
+    order), and call after_each((x, y)) once each program has finished; call the function this yields after the
+    launch, for the last program. Nothing happens on a GPU.
+
+    The interpreter runs one program at a time: it calls its builder's set_grid_idx(x, y, z) right before each.
+    Wrapping that method lets a check renumber the programs (exercise 19 makes a tile's slices arrive last to
+    first) and see memory as each program left it (exercise 20 sees which tiles each program wrote)."""
+    builder = _interpreter_builder()
+    if builder is None:
+        yield lambda: None
+        return
+    original = builder.set_grid_idx
+    state = {"count": 0, "previous": None}
+
+    def set_grid_idx(x, y, z):  # called by the interpreter right before it runs each program
+        if state["previous"] is not None:
+            after_each(state["previous"])
+        program = schedule[state["count"]] if schedule else (x, y)
+        state["count"] += 1
+        state["previous"] = program
+        original(program[0], program[1], z)
+
+    def finish():
+        if state["previous"] is not None:
+            after_each(state["previous"])
+            state["previous"] = None
+
+    builder.set_grid_idx = set_grid_idx
+    try:
+        yield finish
+    finally:
+        del builder.set_grid_idx  # the class's own method again

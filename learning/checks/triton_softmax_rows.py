@@ -84,11 +84,8 @@ class LaunchSpy:
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
-            bound = dict(zip(self.kernel.arg_names, args, strict=False))  # fewer args when some are keywords
-            bound.update(kwargs)
-            shape = grid(bound) if callable(grid) else grid
-            shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-            launch = (tuple(int(n) for n in shape), _constant(bound.get("ROWS")), _constant(bound.get("BLOCK")))
+            shape, bound = ts.bind_launch(self.kernel, grid, args, kwargs)
+            launch = (shape, ts.constant(bound.get("ROWS")), ts.constant(bound.get("BLOCK")))
             self.launches.append(launch)
             self.before(launch)
             return self.kernel[grid](*args, **kwargs)
@@ -97,11 +94,6 @@ class LaunchSpy:
 
     def __getattr__(self, name):
         return getattr(self.kernel, name)
-
-
-def _constant(value):
-    value = getattr(value, "value", value)  # a tl.constexpr holds its number in .value
-    return int(value) if isinstance(value, int) else value
 
 
 @contextmanager

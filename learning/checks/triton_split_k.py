@@ -8,12 +8,13 @@ wrote, or a plane read before its slice wrote it, shows.
 
 On Triton's interpreter the programs run one after another, in the grid's order: tile 0's slices 0, 1, ...,
 SPLIT_K - 1, then tile 1's. On a GPU they run at the same time and arrive in any order. So on the interpreter the spy
-also chooses the order, by renumbering the programs the interpreter starts (it wraps the interpreter's
-`set_grid_idx`), and it looks at C and at the counters between one program and the next. A tile of C written before
-all of its slices have arrived is then caught, even when a later program overwrites it with the right sum. Part
-`launch_split_k` keeps the interpreter's order; part `any_arrival_order` interleaves the tiles' programs and turns
-each tile's slices around (tile 0's arrive last to first), as a GPU may. On a GPU the same cases run in whatever order
-the GPU picks, and only what the launch leaves behind is checked.
+also chooses the order, by renumbering the programs the interpreter starts (`programs_in_order` in
+learning/checking/triton_support.py wraps the interpreter's `set_grid_idx`), and it looks at C and at the counters
+between one program and the next. A tile of C written before all of its slices have arrived is then caught, even
+when a later program overwrites it with the right sum. Part `launch_split_k` keeps the interpreter's order; part
+`any_arrival_order` interleaves the tiles' programs and turns each tile's slices around (tile 0's arrive last to
+first), as a GPU may. On a GPU the same cases run in whatever order the GPU picks, and only what the launch leaves
+behind is checked.
 
 What no run on the interpreter can show is memory ordering: each store is seen by the next program at once, so a
 missing tl.debug_barrier(), sem="relaxed" where "acq_rel" is needed, or a sum that reads a stale cached line all pass
@@ -33,6 +34,7 @@ from learning.checking import triton_support as ts
 from learning.checking.compare import check_value
 from learning.checking.tensor_guards import GUARD, GuardedOutput, fmt_value, padded_input
 from learning.checking.trial import CheckFailure, Part
+from learning.checking.triton_support import can_order_programs, programs_in_order
 
 SPARE_COUNTERS = 4  # counters past the last tile: they must stay 0
 # The workspace's marked NaN, unlike out's (POISON_BITS): a sum of planes nobody wrote carries this NaN's bits
@@ -140,53 +142,6 @@ def interleaved(orders: list[list[int]]) -> list[tuple[int, int]]:
     return [(t, order[j]) for j in range(len(orders[0])) for t, order in enumerate(orders)]
 
 
-def _interpreter_builder():
-    if ts.device() != "cpu":
-        return None
-    try:
-        from triton.runtime import interpreter
-    except ImportError:  # pragma: no cover - an interpreter without the module
-        return None
-    builder = getattr(interpreter, "interpreter_builder", None)
-    return builder if callable(getattr(builder, "set_grid_idx", None)) else None
-
-
-def can_order_programs() -> bool:
-    """Whether this Triton's interpreter lets the check choose the programs' order (tests/learning asserts it)."""
-    return _interpreter_builder() is not None
-
-
-@contextmanager
-def programs_in_order(schedule, after_each):
-    """Run the interpreter's programs in `schedule`'s order ((tile, slice) pairs; None: the grid's own order), and
-    call after_each((tile, slice)) once each program has finished. Nothing on a GPU."""
-    builder = _interpreter_builder()
-    if builder is None:
-        yield lambda: None
-        return
-    original = builder.set_grid_idx
-    state = {"count": 0, "previous": None}
-
-    def set_grid_idx(x, y, z):  # called by the interpreter right before it runs each program
-        if state["previous"] is not None:
-            after_each(state["previous"])
-        program = schedule[state["count"]] if schedule else (x, y)
-        state["count"] += 1
-        state["previous"] = program
-        original(program[0], program[1], z)
-
-    def finish():
-        if state["previous"] is not None:
-            after_each(state["previous"])
-            state["previous"] = None
-
-    builder.set_grid_idx = set_grid_idx
-    try:
-        yield finish
-    finally:
-        del builder.set_grid_idx  # the class's own method again
-
-
 @dataclass
 class Launch:
     grid: tuple[int, ...]
@@ -197,11 +152,6 @@ class Launch:
     counters: torch.Tensor | None = None
     orders: list[list[int]] | None = None  # each tile's slices in the order they ran (None on a GPU)
     problem: str | None = None  # the first thing the watch saw go wrong, between programs
-
-
-def _constant(value):
-    value = getattr(value, "value", value)  # a tl.constexpr holds its number in .value
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 class SplitSpy:
@@ -221,11 +171,7 @@ class SplitSpy:
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
-            bound = dict(zip(self.kernel.arg_names, args, strict=False))  # fewer args when some are keywords
-            bound.update(kwargs)
-            shape = grid(bound) if callable(grid) else grid
-            shape = tuple(int(g) for g in shape) if isinstance(shape, (tuple, list)) else (int(shape),)
-            record = Launch(shape, bound)
+            record = Launch(*ts.bind_launch(self.kernel, grid, args, kwargs))
             self.launches.append(record)
             if len(self.launches) > 1:
                 raise CheckFailure(f"launch_split_k launched splitk_kernel {len(self.launches)} times: one launch "
@@ -242,10 +188,10 @@ class SplitSpy:
         bm, bn, bk = p.blocks
         grid = launch.grid + (1,) * (3 - len(launch.grid))
         want = (p.tiles, p.split_k)
-        got_split = _constant(launch.args.get("SPLIT_K"))
+        got_split = ts.constant(launch.args.get("SPLIT_K"))
         if grid[2] != 1 or grid[:2] != want:
             raise CheckFailure(self._grid_message(launch.grid, got_split))
-        blocks = tuple(_constant(launch.args.get(name)) for name in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+        blocks = tuple(ts.constant(launch.args.get(name)) for name in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
         if blocks != (bm, bn, bk):
             raise CheckFailure(f"launched with BLOCK_M={blocks[0]}, BLOCK_N={blocks[1]}, BLOCK_K={blocks[2]}: pass "
                                f"on the block_m={bm}, block_n={bn}, block_k={bk} given to launch_split_k")

@@ -104,3 +104,38 @@ def test_the_split_k_check_runs_the_interpreter_s_programs_in_its_own_order():
     assert [count for _, count in seen] == [1] * 3 + [2] * 3 + [3] * 3 + [0] * 3  # the last to arrive resets
     torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
     assert "set_grid_idx" not in vars(interpreter.interpreter_builder)  # the interpreter's own method again
+
+
+def test_the_persistent_check_sees_which_tiles_each_program_wrote():
+    """Exercise 20's check looks at C between the interpreter's programs of a 1-D grid: the watch takes what each
+    program wrote, sets C back to its marked NaNs, and puts every value back after the last program. Without a GPU
+    it must be able to, on this Triton."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    if torch.cuda.is_available():
+        pytest.skip("with a GPU the kernels do not run on the interpreter")
+    from triton.runtime import interpreter
+
+    from learning.checking import triton_support as ts
+    from learning.checking.tensor_guards import GuardedOutput
+    from learning.checks import triton_persistent as checks
+    from learning.solutions import triton_persistent as solution
+
+    assert ts.can_order_programs()
+    p = checks.Problem(65, 127, 40, 5, (32, 32, 16), 2)  # 3 x 4 = 12 tiles on 5 programs
+    assert (p.tiles, p.programs) == (12, 5) and p.own(1) == [1, 6, 11] and p.own(4) == [4, 9]
+    assert [p.coords(t) for t in range(4)] == [(0, 0), (1, 0), (0, 1), (1, 1)]  # down the group of 2 rows first
+    a, b = torch.randn(65, 40).half(), torch.randn(40, 127).half()
+    out = GuardedOutput((65, 127), torch.float32, "cpu", pad=32)
+    launch = checks.Launch((p.programs,), {})
+    watch = checks.Watch(p, out, launch)
+    with ts.programs_in_order(None, watch.after) as done:
+        c = solution.launch_persistent(a, b, sms=5, out=out.view, block_m=32, block_n=32, block_k=16, group_m=2)
+        done()
+    assert out.unwritten(limit=1)  # between programs C is set back to its marked NaNs ...
+    watch.put_back()
+    assert out.unwritten() == [] and out.stray_stores() == []  # ... and after the last one, every value is back
+    assert launch.problem is None
+    assert launch.wrote == {pid: p.own(pid) for pid in range(5)}
+    torch.testing.assert_close(c, a.double().matmul(b.double()).float(), rtol=1e-3, atol=1e-2)
+    assert "set_grid_idx" not in vars(interpreter.interpreter_builder)  # the interpreter's own method again

@@ -5,9 +5,12 @@ its checks use the registers kernel's tiles and the H200's 132 SMs. (Exercise 13
 equal to `tilelab.alignment.output_row_stride` in tests/unit/test_aligned_allocation.py.)
 """
 
+import inspect
 import random
 
 from learning.checking import reference as ref
+
+from .helpers import REPO_ROOT
 
 SIDES = [1, 15, 16, 17, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 300, 511, 512, 513, 768, 1000, 1024, 1536,
          2048, 3000, 4096, 11008, 16384]
@@ -174,3 +177,48 @@ def test_exercise_19_slices_k_as_split_k_slices_does():
     assert ref.k_slices(100, 16, 4) == [(0, 32), (32, 64), (64, 96), (96, 100)]
     assert ref.k_slices(40, 16, 4) == [(0, 16), (16, 32), (32, 40), (40, 40)]
     assert ref.k_slices(4096, 128, 4) == [(0, 1024), (1024, 2048), (2048, 3072), (3072, 4096)]
+
+
+def test_exercise_20_grid_is_at_most_the_library_s():
+    """Exercise 20's persistent_grid is min(tiles, sms). The library's grid for one GEMM
+    (tilelab.ops.matmul_hopper.persistent_grid, which spreads the tiles with balanced_programs) is the same where C
+    has no more tiles than SMs; beyond that it may launch fewer programs, never fewer than BALANCED_MIN_FILL of the
+    SMs, and its busiest program has no more tiles than with min(tiles, sms). Each program walks the list
+    tiles_of_program gives, as the library's kernel does. A new rule in the library must reach the course."""
+    from learning.solutions import triton_persistent as solution
+    from tilelab.ops import matmul_hopper
+    from tilelab.tuning import tile_count
+
+    config = matmul_hopper.PERSISTENT_CANDIDATES[0]
+    assert ref.PERSISTENT_TILE == (config.block_m, config.block_n)
+    rng = random.Random(20)
+    sides = SIDES + [rng.randint(1, 20000) for _ in range(30)]
+    for m in sides:
+        for n in sides:
+            sms = rng.choice(SMS)
+            tiles = tile_count(m, n, config)
+            ours = ref.persistent_grid(m, n, config.block_m, config.block_n, sms)
+            assert ref.tile_count(m, n, config.block_m, config.block_n) == tiles
+            assert solution.persistent_grid(m, n, config.block_m, config.block_n, sms) == ours
+            programs, axis_1 = matmul_hopper.persistent_grid(tiles, 1, sms, config)
+            assert axis_1 == 1
+            if tiles <= sms:
+                assert programs == ours == tiles, (m, n, sms)
+            else:
+                assert matmul_hopper.BALANCED_MIN_FILL * sms <= programs <= ours == sms, (m, n, sms)
+                assert ref.cdiv(tiles, programs) == ref.cdiv(tiles, ours), (m, n, sms)
+    for tiles, programs in [(1, 1), (12, 5), (12, 4), (512, 132), (512, 128), (1376, 126), (4, 4)]:
+        lists = [ref.tiles_of_program(pid, programs, tiles) for pid in range(programs)]
+        assert lists == [solution.tiles_of_program(pid, programs, tiles) for pid in range(programs)]
+        assert sorted(t for tiles_of_one in lists for t in tiles_of_one) == list(range(tiles))  # each tile once
+        assert max(len(tiles_of_one) for tiles_of_one in lists) == ref.cdiv(tiles, programs)
+    # The library's kernel walks the same list: tile start, start + programs, ... (start = its program id).
+    kernel = (REPO_ROOT / "src" / "tilelab" / "kernels" / "matmul_persistent.py").read_text()
+    assert "for tile in tl.range(start, tiles, programs," in kernel and "epilogue_tile += programs" in kernel
+    # The exercise's and the workshop's numbers.
+    assert ref.persistent_grid(4096, 4096, 128, 256, 132) == 132 and ref.persistent_grid(16, 4096, 64, 64, 132) == 64
+    assert ref.tile_count(4096, 4096, 128, 256) == 512 and matmul_hopper.balanced_programs(512, 132) == 128
+    assert ref.tiles_of_program(5, 132, 512) == [5, 137, 269, 401]
+    assert ref.tiles_of_program(1, 5, 12) == [1, 6, 11] and ref.tiles_of_program(2, 5, 12) == [2, 7]
+    assert matmul_hopper.INTERPRETER_SMS == 4
+    assert inspect.signature(solution.launch_persistent).parameters["sms"].default == matmul_hopper.INTERPRETER_SMS
