@@ -63,6 +63,84 @@ def constant(value):
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+class OneLaunchSpy:
+    """Stands in for the learner's kernel in a launcher that must launch it once: each launch is recorded as
+    `record_type(grid shape, {parameter: argument})`, a second one fails with `twice(count)`, and subclasses say what
+    to check before the run (`_before`), what to hand the kernel instead (`_arguments`) and how to run it (`_run`)."""
+
+    record_type = tuple
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.launches: list = []
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            record = self.record_type(*bind_launch(self.kernel, grid, args, kwargs))
+            self.launches.append(record)
+            if len(self.launches) > 1:
+                raise CheckFailure(self.twice(len(self.launches)))
+            self._before(record)
+            args, kwargs = self._arguments(record, list(args), dict(kwargs))
+            return self._run(record, grid, args, kwargs)
+
+        return launch
+
+    def twice(self, count: int) -> str:
+        raise NotImplementedError
+
+    def _before(self, record) -> None:
+        pass
+
+    def _arguments(self, record, args: list, kwargs: dict) -> tuple[list, dict]:
+        return args, kwargs
+
+    def _run(self, record, grid, args, kwargs):
+        return self.kernel[grid](*args, **kwargs)
+
+
+@contextmanager
+def standing_in(module, name: str, spy: OneLaunchSpy):
+    """`module.<name>`, the learner's kernel, replaced by `spy` (which launches it) for the block: a launcher looks
+    the kernel up in its module when it runs."""
+    kernel = getattr(module, name)
+    spy.kernel = kernel
+    setattr(module, name, spy)
+    try:
+        yield spy
+    finally:
+        setattr(module, name, kernel)
+
+
+def the_launch(spy: OneLaunchSpy, launcher: str, kernel: str):
+    """The spy's one recorded launch; fails if the launcher never launched the kernel by its name, or if the watch
+    between programs saw something go wrong (a record's `problem`)."""
+    if not spy.launches:
+        raise CheckFailure(f"{launcher} never launched {kernel}: launch it by that name, {kernel}[grid](...), so "
+                           "the check can see its grid and arguments")
+    launch = spy.launches[0]
+    if getattr(launch, "problem", None):
+        raise CheckFailure(launch.problem)
+    return launch
+
+
+def check_returned_c(result, out, shape: tuple[int, int], launcher: str) -> None:
+    """A launcher that writes C returns it: `out` itself when given one, else a new float32 tensor of `shape`."""
+    m, n = shape
+    if out is not None:
+        if not (isinstance(result, torch.Tensor) and result.data_ptr() == out.view.data_ptr()
+                and tuple(result.shape) == shape):
+            raise CheckFailure(f"{launcher}(a, b, out=out) returned {type(result).__name__}, not out: return C, the "
+                               "tensor the kernel wrote")
+    elif not (isinstance(result, torch.Tensor) and tuple(result.shape) == shape and result.dtype == torch.float32):
+        what = f" of shape {tuple(result.shape)}, {result.dtype}" if isinstance(result, torch.Tensor) else ""
+        raise CheckFailure(f"{launcher}(a, b) returned {type(result).__name__}{what}: with no out, make a {m}x{n} "
+                           "float32 C, launch, and return it")
+
+
 def bind_launch(kernel, grid, args, kwargs) -> tuple[tuple[int, ...], dict]:
     """A spied launch `kernel[grid](*args, **kwargs)` as (the grid's shape, {parameter name: argument})."""
     bound = dict(zip(kernel.arg_names, args, strict=False))  # fewer args when some are keywords

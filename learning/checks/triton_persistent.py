@@ -22,7 +22,6 @@ stores overlap the next tile's loads.
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
@@ -204,30 +203,20 @@ class Launch:
     wrote: dict = field(default_factory=dict)  # program -> the tiles (numbers) it wrote, on the interpreter
 
 
-class PersistentSpy:
+class PersistentSpy(ts.OneLaunchSpy):
     """Stands in for the learner's persistent_matmul_kernel: checks the launch before it runs, then runs it with a
     watch between programs (on the interpreter)."""
 
+    record_type = Launch
+
     def __init__(self, kernel, problem: Problem, out: GuardedOutput | None):
-        self.kernel = kernel
+        super().__init__(kernel)
         self.problem = problem
         self.out = out
-        self.launches: list[Launch] = []
 
-    def __getattr__(self, name):
-        return getattr(self.kernel, name)
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            record = Launch(*ts.bind_launch(self.kernel, grid, args, kwargs))
-            self.launches.append(record)
-            if len(self.launches) > 1:
-                raise CheckFailure(f"launch_persistent launched persistent_matmul_kernel {len(self.launches)} "
-                                   "times: one launch of min(tiles, sms) programs does every tile")
-            self._before(record)
-            return self._run(record, grid, args, kwargs)
-
-        return launch
+    def twice(self, count: int) -> str:
+        return (f"launch_persistent launched persistent_matmul_kernel {count} times: one launch of min(tiles, sms) "
+                "programs does every tile")
 
     def _before(self, launch: Launch) -> None:
         p = self.problem
@@ -385,17 +374,6 @@ def _full_group_place(p: Problem, tile: int) -> tuple[int, int]:
     return first_m + (tile % per_group) % p.group_m, (tile % per_group) // p.group_m
 
 
-@contextmanager
-def spying(module, spy: PersistentSpy):
-    kernel = module.persistent_matmul_kernel
-    spy.kernel = kernel
-    module.persistent_matmul_kernel = spy  # launch_persistent looks the name up in its module when it runs
-    try:
-        yield spy
-    finally:
-        module.persistent_matmul_kernel = kernel
-
-
 # -- after the launch ---------------------------------------------------------------------------------------------
 
 
@@ -514,26 +492,12 @@ def _one_call(module, gen, p: Problem) -> None:
     bm, bn, bk = p.blocks
     out = GuardedOutput((p.m, p.n), torch.float32, ts.device(), pad=max(bm, bn)) if p.give_out else None
     spy = PersistentSpy(module.persistent_matmul_kernel, p, out)
-    with spying(module, spy):
+    with ts.standing_in(module, "persistent_matmul_kernel", spy):
         result = ts.call_kernel(module.launch_persistent, a, b, sms=p.sms,
                                 out=out.view if out is not None else None,
                                 block_m=bm, block_n=bn, block_k=bk, group_m=p.group_m)
-    if not spy.launches:
-        raise CheckFailure("launch_persistent never launched persistent_matmul_kernel: launch it by that name, "
-                           "persistent_matmul_kernel[grid](...), so the check can see its grid and arguments")
-    launch = spy.launches[0]
-    if launch.problem:
-        raise CheckFailure(launch.problem)
-    if out is not None:
-        if not (isinstance(result, torch.Tensor) and result.data_ptr() == out.view.data_ptr()
-                and tuple(result.shape) == (p.m, p.n)):
-            raise CheckFailure(f"launch_persistent(a, b, out=out) returned {type(result).__name__}, not out: "
-                               "return C, the tensor the kernel wrote")
-    elif not (isinstance(result, torch.Tensor) and tuple(result.shape) == (p.m, p.n)
-              and result.dtype == torch.float32):
-        shape = f" of shape {tuple(result.shape)}, {result.dtype}" if isinstance(result, torch.Tensor) else ""
-        raise CheckFailure(f"launch_persistent(a, b) returned {type(result).__name__}{shape}: with no out, make a "
-                           f"{p.m}x{p.n} float32 C, launch, and return it")
+    ts.the_launch(spy, "launch_persistent", "persistent_matmul_kernel")
+    ts.check_returned_c(result, out, (p.m, p.n), "launch_persistent")
     if out is not None:
         strays = out.stray_stores()
         if strays:

@@ -24,7 +24,6 @@ here, and fail on a GPU only now and then.
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -154,33 +153,22 @@ class Launch:
     problem: str | None = None  # the first thing the watch saw go wrong, between programs
 
 
-class SplitSpy:
+class SplitSpy(ts.OneLaunchSpy):
     """Stands in for the learner's splitk_kernel: checks each launch before it runs, poisons the workspace, runs the
     programs in the order the part asks for, and watches C and the counters between programs."""
 
+    record_type = Launch
+
     def __init__(self, kernel, problem: Problem, out: GuardedOutput | None, counters, interleave: bool):
-        self.kernel = kernel
+        super().__init__(kernel)
         self.problem = problem
         self.out = out
         self.counters = counters
         self.interleave = interleave
-        self.launches: list[Launch] = []
 
-    def __getattr__(self, name):
-        return getattr(self.kernel, name)
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            record = Launch(*ts.bind_launch(self.kernel, grid, args, kwargs))
-            self.launches.append(record)
-            if len(self.launches) > 1:
-                raise CheckFailure(f"launch_split_k launched splitk_kernel {len(self.launches)} times: one launch "
-                                   "on the grid (tiles, split_k) does every slice of every tile")
-            self._before(record)
-            args, kwargs = self._with_guarded_workspace(record, list(args), dict(kwargs))
-            return self._run(record, grid, args, kwargs)
-
-        return launch
+    def twice(self, count: int) -> str:
+        return (f"launch_split_k launched splitk_kernel {count} times: one launch on the grid (tiles, split_k) does "
+                "every slice of every tile")
 
     # ---- before the kernel runs
     def _before(self, launch: Launch) -> None:
@@ -240,7 +228,7 @@ class SplitSpy:
             raise CheckFailure(f"the workspace (ws_ptr) is {what}: it is a contiguous float32 tensor of shape "
                                f"(split_k, M, N) = ({p.split_k}, {p.m}, {p.n}), one plane per slice")
 
-    def _with_guarded_workspace(self, launch: Launch, args: list, kwargs: dict):
+    def _arguments(self, launch: Launch, args: list, kwargs: dict):
         """The kernel gets a workspace of the learner's shape, in the middle of a buffer of GUARD: a store outside
         the planes lands in the guard, where the check finds it, instead of in memory that belongs to something
         else. The planes start as marked NaNs."""
@@ -352,17 +340,6 @@ class Watch:
             message += (f". This program changed counters {changed}, not counters[{tile}]: each tile counts its own "
                         "slices, on counters_ptr + tile")
         return message
-
-
-@contextmanager
-def spying(module, spy: SplitSpy):
-    kernel = module.splitk_kernel
-    spy.kernel = kernel
-    module.splitk_kernel = spy  # launch_split_k looks the name up in its module when it runs
-    try:
-        yield spy
-    finally:
-        module.splitk_kernel = kernel
 
 
 # -- after the launch ---------------------------------------------------------------------------------------------
@@ -563,7 +540,7 @@ def _one_call(module, gen, p: Problem, interleave: bool, counters=None, what: st
     bm, bn, bk = p.blocks
     out = GuardedOutput((p.m, p.n), torch.float32, ts.device(), pad=max(bm, bn)) if p.give_out else None
     spy = SplitSpy(module.splitk_kernel, p, out, counters, interleave)
-    with spying(module, spy):
+    with ts.standing_in(module, "splitk_kernel", spy):
         result = ts.call_kernel(module.launch_split_k, a, b, split_k=p.split_k,
                                 out=out.view if out is not None else None, counters=counters,
                                 block_m=bm, block_n=bn, block_k=bk)
@@ -575,22 +552,8 @@ def _one_call(module, gen, p: Problem, interleave: bool, counters=None, what: st
 
 
 def _after(p: Problem, spy: SplitSpy, out, result, a, b, counters) -> None:
-    if not spy.launches:
-        raise CheckFailure("launch_split_k never launched splitk_kernel: launch it by that name, "
-                           "splitk_kernel[grid](...), so the check can see its grid and arguments")
-    launch = spy.launches[0]
-    if launch.problem:
-        raise CheckFailure(launch.problem)
-    if out is not None:
-        if not (isinstance(result, torch.Tensor) and result.data_ptr() == out.view.data_ptr()
-                and tuple(result.shape) == (p.m, p.n)):
-            raise CheckFailure(f"launch_split_k(a, b, out=out) returned {type(result).__name__}, not out: return C, "
-                               "the tensor the kernel wrote")
-    elif not (isinstance(result, torch.Tensor) and tuple(result.shape) == (p.m, p.n)
-              and result.dtype == torch.float32):
-        shape = f" of shape {tuple(result.shape)}, {result.dtype}" if isinstance(result, torch.Tensor) else ""
-        raise CheckFailure(f"launch_split_k(a, b) returned {type(result).__name__}{shape}: with no out, make a "
-                           f"{p.m}x{p.n} float32 C, launch, and return it")
+    launch = ts.the_launch(spy, "launch_split_k", "splitk_kernel")
+    ts.check_returned_c(result, out, (p.m, p.n), "launch_split_k")
     a64, b64 = a.detach().cpu().double(), b.detach().cpu().double()
     if out is not None:
         _check_no_strays(p, out)
