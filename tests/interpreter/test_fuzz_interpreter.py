@@ -1,5 +1,5 @@
 """Property-based tests of the public ops (hypothesis), on the interpreter without a GPU, else on it: matmul,
-linear, softmax, rmsnorm and conv2d_bn_silu.
+linear, softmax, rmsnorm, conv2d_bn_silu and scaled_matmul.
 
 Each example draws a shape (zeros and ragged sizes included), a dtype, and operands stored as they come in
 practice: contiguous, transposed, every other column of a wider tensor, or one element past an aligned start.
@@ -14,9 +14,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import tilelab
+from tests.helpers import assert_matches_reference, at_address, randn
 from tests.interpreter import test_conv_interpreter as conv_tests
 from tests.interpreter.test_linear_interpreter import check as check_linear
-from tilelab.reference import matmul_reference, relative_error, rmsnorm_reference, softmax_reference, tolerance
+from tests.interpreter.test_rows_interpreter import assert_close
+from tilelab.reference import relative_error, rmsnorm_reference, softmax_reference, tolerance
 
 guarded_outputs = conv_tests.guarded_outputs  # conv's outputs in NaN guard bands (a fixture)
 # The interpreter runs each program in numpy: a few dozen small examples per op keep this under a minute.
@@ -37,25 +39,12 @@ def stored(values: torch.Tensor, layout: str) -> torch.Tensor:
         wide = torch.empty((*values.shape[:-1], 2 * values.shape[-1]), dtype=values.dtype, device=values.device)
         wide[..., ::2] = values
         return wide[..., ::2]
-    flat = torch.empty(values.numel() + 1, dtype=values.dtype, device=values.device)
-    out = flat[1:].view(values.shape)
-    out.copy_(values)
-    return out
+    return at_address(values, values.element_size())  # one element past a 128-byte line
 
 
 def draw_values(draw, shape, dtype, device) -> torch.Tensor:
-    seed = draw(st.integers(0, 2**31 - 1))
-    gen = torch.Generator().manual_seed(seed)
-    return torch.randn(shape, generator=gen).to(device=device, dtype=dtype)
-
-
-def assert_result(out, ref, dtype, label, precision=None):
-    assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
-    assert out.dtype == dtype, f"{label}: dtype {out.dtype}"
-    assert not torch.isnan(out).any(), f"{label}: NaN left in the output (an element never written)"
-    if out.numel():
-        err = relative_error(out, ref)
-        assert err <= tolerance(dtype, precision), f"{label}: relative error {err:.2e}"
+    """Fresh standard normal values, from a seed hypothesis draws (so a failing example replays)."""
+    return randn(shape, dtype, device, torch.Generator().manual_seed(draw(st.integers(0, 2**31 - 1))))
 
 
 @FUZZ
@@ -83,13 +72,7 @@ def test_matmul_any_layout_and_batch(data, device, poisoned_outputs):
         assert path == "descriptor", f"{label}: only a forced TMA path may refuse a layout ({error})"
         assert "path='descriptor' needs" in str(error), str(error)
         return
-    ref = matmul_reference(a, b)
-    assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
-    assert out.dtype == (out_dtype or dtype), f"{label}: dtype {out.dtype}"
-    assert not torch.isnan(out).any(), f"{label}: NaN left in the output (an element never written)"
-    if out.numel():
-        err = relative_error(out, ref)
-        assert err <= tolerance(dtype, precision, out_dtype or dtype), f"{label}: relative error {err:.2e}"
+    assert_matches_reference(out, a, b, precision=precision, out_dtype=out_dtype, label=label)
 
 
 @FUZZ
@@ -115,7 +98,7 @@ def test_softmax_any_dim_and_layout(data, device):
     x = stored(draw_values(data.draw, shape, dtype, device) * 4, data.draw(st.sampled_from(LAYOUTS), "x"))
     dim = data.draw(st.integers(-len(shape), len(shape) - 1), "dim")
     out = tilelab.softmax(x, dim)
-    assert_result(out, softmax_reference(x, dim), dtype, f"{tuple(x.shape)} {x.stride()} dim {dim}")
+    assert_close(out, softmax_reference(x, dim), dtype, f"{tuple(x.shape)} {x.stride()} dim {dim}")
 
 
 @FUZZ
@@ -128,11 +111,11 @@ def test_rmsnorm_any_layout_weight_and_residual(data, device):
     residual = draw_values(data.draw, shape, dtype, device) if data.draw(st.booleans(), "residual") else None
     label = f"{tuple(x.shape)} {x.stride()}, weight {weight is not None}, residual {residual is not None}"
     if residual is None:
-        assert_result(tilelab.rmsnorm(x, weight), rmsnorm_reference(x, weight), dtype, label)
+        assert_close(tilelab.rmsnorm(x, weight), rmsnorm_reference(x, weight), dtype, label)
         return
     y, h = tilelab.rmsnorm(x, weight, residual=residual)
-    assert_result(h, x.double().cpu() + residual.double().cpu(), dtype, f"{label}: the sum")
-    assert_result(y, rmsnorm_reference(x, weight, residual=residual), dtype, label)
+    assert_close(h, x.double().cpu() + residual.double().cpu(), dtype, f"{label}: the sum")
+    assert_close(y, rmsnorm_reference(x, weight, residual=residual), dtype, label)
 
 
 @pytest.mark.parametrize("op", ["matmul", "linear", "softmax", "rmsnorm"])
