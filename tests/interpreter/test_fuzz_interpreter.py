@@ -2,10 +2,10 @@
 linear, softmax, rmsnorm, conv2d_bn_silu and scaled_matmul.
 
 Each example draws a shape (zeros and ragged sizes included), a dtype, and operands stored as they come in
-practice: contiguous, transposed, every other column of a wider tensor, or one element past an aligned start.
-The op either matches float64 within the dtype's tolerance, with every output element written (outputs are
-poisoned with NaN first), or refuses with one of tilelab's typed contract errors naming the argument. Nothing
-else is allowed: no other exception, no NaN left behind.
+practice: contiguous, transposed, every other column of a wider tensor, or one element past an aligned start,
+all inside NaN. The op either matches float64 within the dtype's tolerance, with every output element written
+(outputs are poisoned with NaN first) and nothing read past an operand, or refuses with one of tilelab's typed
+contract errors naming the argument. Nothing else is allowed: no other exception, no NaN left behind.
 """
 
 import pytest
@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import tilelab
-from tests.helpers import assert_matches_reference, at_address, randn
+from tests.helpers import assert_matches_reference, randn
 from tests.interpreter import test_conv_interpreter as conv_tests
 from tests.interpreter.test_linear_interpreter import check as check_linear
 from tests.interpreter.test_rows_interpreter import assert_close
@@ -30,16 +30,18 @@ SIDE = st.integers(0, 70)
 
 def stored(values: torch.Tensor, layout: str) -> torch.Tensor:
     """`values` as a tensor of the same shape and contents, stored as `layout` says (a 1-D tensor cannot be
-    transposed: it stays contiguous)."""
-    if layout == "contiguous" or layout == "transposed" and values.dim() < 2:
-        return values.contiguous()
-    if layout == "transposed":  # its last two dimensions stored the other way round
-        return values.mT.contiguous().mT
+    transposed: it stays contiguous), inside NaN: a load past the operand, or from a skipped column, brings a
+    NaN into the result."""
+    if layout == "transposed" and values.dim() >= 2:  # its last two dimensions stored the other way round
+        return stored(values.mT, "contiguous").mT
     if layout == "every other column":
-        wide = torch.empty((*values.shape[:-1], 2 * values.shape[-1]), dtype=values.dtype, device=values.device)
+        wide = torch.full((*values.shape[:-1], 2 * values.shape[-1]), float("nan"), dtype=values.dtype,
+                          device=values.device)
         wide[..., ::2] = values
         return wide[..., ::2]
-    return at_address(values, values.element_size())  # one element past a 128-byte line
+    start = 1 if layout == "offset by one element" else 0  # one element past the allocation's aligned start
+    fence = torch.full((start + values.numel() + 256,), float("nan"), dtype=values.dtype, device=values.device)
+    return fence[start:start + values.numel()].view(values.shape).copy_(values)
 
 
 def draw_values(draw, shape, dtype, device) -> torch.Tensor:
