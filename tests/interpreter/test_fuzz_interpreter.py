@@ -26,6 +26,10 @@ FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthChe
 DTYPES = [torch.float32, torch.float16] + ([torch.bfloat16] if torch.cuda.is_available() else [])
 LAYOUTS = ["contiguous", "transposed", "every other column", "offset by one element"]
 SIDE = st.integers(0, 70)
+# How far an fp8 product's float32 result may stray, per unit of its sum of |products|. The interpreter adds in
+# float32 (at most 80 adds here: 80 * 2**-24 < 2**-17); Hopper's fp8 wgmma keeps about 14 mantissa bits in its
+# running sum (kernels/matmul_fp8.py), and 2**-10 leaves it a few of those steps.
+FP8_ACCUMULATOR_STEP = 2**-10 if torch.cuda.is_available() else 2**-17
 
 
 def stored(values: torch.Tensor, layout: str) -> torch.Tensor:
@@ -164,9 +168,9 @@ def test_conv2d_bn_silu_any_geometry(data, device, guarded_outputs):
 @FUZZ
 @given(data=st.data())
 def test_scaled_matmul_any_size_and_layout(data, device, hopper_only):
-    """fp8 A [M, K] row-major and B [K, N] stored K-major, any sizes: a result within float32 rounding of the exact
-    product of the fp8 values, or AlignmentError/ShapeError naming what TMA needs (16-byte rows: K a multiple of
-    16 fp8 values) and what a matrix must be."""
+    """fp8 A [M, K] row-major and B [K, N] stored K-major, any sizes: a result within its accumulator's rounding
+    of the exact product of the fp8 values, or AlignmentError/ShapeError naming what TMA needs (16-byte rows: K a
+    multiple of 16 fp8 values) and what a matrix must be."""
     from tilelab.ops import scaled_matmul as op
 
     m, n = data.draw(SIDE, "m"), data.draw(SIDE, "n")
@@ -189,6 +193,12 @@ def test_scaled_matmul_any_size_and_layout(data, device, hopper_only):
     ref = op.scaled_matmul_reference(a, b, scale_a, scale_b)
     assert tuple(out.shape) == (m, n) and out.dtype == out_dtype, label
     assert not torch.isnan(out).any(), f"{label}: NaN left in the output"
-    if out.numel():
+    if out.numel() and out_dtype != torch.float32:
         err = relative_error(out, ref)
-        assert err <= tolerance(out_dtype) if out_dtype != torch.float32 else err <= 1e-5, f"{label}: {err:.2e}"
+        assert err <= tolerance(out_dtype), f"{label}: {err:.2e}"
+    elif out.numel():  # no output rounding to hide the accumulator's: hold each element to its own sum's bound
+        scale = abs(scale_a.item() * scale_b.item())
+        magnitude = (a.cpu().double().abs() @ b.cpu().double().abs()) * scale  # each element's sum of |products|
+        error = (out.cpu().double() - ref).abs()
+        worst = (error / (magnitude * FP8_ACCUMULATOR_STEP + 1e-30)).max().item()
+        assert worst <= 1, f"{label}: error {error.max().item():.2e}, {worst:.2f}x the accumulator's bound"
