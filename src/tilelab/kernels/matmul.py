@@ -16,6 +16,12 @@ host describe a batch once, in three dimensions (`load_block`, `store_block`).
 import triton
 import triton.language as tl
 
+from tilelab import env
+
+# The epilogue's reciprocal and exponential from the special-function unit, as one instruction each, when the
+# kernels are compiled for a GPU; Triton's interpreter runs no inline assembly, and takes `1.0 / x` and `exp2`.
+SFU: tl.constexpr = tl.constexpr(not env.interpreting())
+
 
 @triton.jit
 def grouped_tile(tile_id, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
@@ -58,17 +64,46 @@ def known_multiples(N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb,
 
 
 @triton.jit
+def reciprocal(x):
+    """1 / x: on a GPU the special-function unit's `rcp.approx.ftz` (within 1 ulp) alone, without the five range
+    fix-ups per value that `1.0 / x` compiles to on sm_90."""
+    if SFU:
+        return tl.inline_asm_elementwise("rcp.approx.ftz.f32 $0, $1;", "=r,r", [x], dtype=tl.float32,
+                                         is_pure=True, pack=1)
+    else:
+        return 1.0 / x
+
+
+@triton.jit
+def exp2(x):
+    """2 ** x: on a GPU `ex2.approx.ftz` alone, without the fix-ups for results below 2**-126 (flushed to 0
+    here: GELU's and SiLU's tails there are far below any float32 output's rounding)."""
+    if SFU:
+        return tl.inline_asm_elementwise("ex2.approx.ftz.f32 $0, $1;", "=r,r", [x], dtype=tl.float32,
+                                         is_pure=True, pack=1)
+    else:
+        return tl.exp2(x)
+
+
+@triton.jit
 def gelu(x):
     """GELU in its exact form, x * Phi(x) = x * (1 + erf(x / sqrt(2))) / 2, with erf by Abramowitz and Stegun's
-    7.1.26: 1 - erf(z) = q(t) * exp(-z^2), t = 1 / (1 + 0.3275911 z), z >= 0, |error| <= 1.5e-7. One exponential,
-    one reciprocal and five multiply-adds, where libdevice's erff took the pingpong kernel from 212 to 469 us at
-    8192x8192x1024 (results/h200-linear-epilogue-probe-*.log). For x < 0, 1 + erf is q * exp(-z^2) itself, never
-    1 minus a number close to 1, so the far negative tail keeps its relative precision."""
-    z = tl.abs(x) * 0.7071067811865476
-    t = 1.0 / (1.0 + 0.3275911 * z)
+    7.1.26: 1 - erf(z) = q(t) * exp(-z^2), t = 1 / (1 + 0.3275911 z), z = |x| / sqrt(2), |error| <= 1.5e-7.
+    One exponential, one reciprocal and five multiply-adds, where libdevice's erff took the pingpong kernel from
+    212 to 469 us at 8192x8192x1024 (results/h200-linear-epilogue-probe-*.log); with `reciprocal` and `exp2`
+    about 16 instructions per value on sm_90, where `1.0 / t` and `exp` made 30. For x < 0, 1 + erf is
+    q * exp(-z^2) itself, never 1 minus a number close to 1, so the far negative tail keeps its relative
+    precision."""
+    t = reciprocal(1.0 + (0.3275911 * 0.7071067811865476) * tl.abs(x))
     q = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    tail = q * tl.exp(-z * z)  # 1 - erf(z)
+    tail = q * exp2((x * x) * (-0.5 * 1.4426950408889634))  # 1 - erf(z): exp(-x^2 / 2) in base 2
     return 0.5 * x * tl.where(x >= 0, 2.0 - tail, tail)
+
+
+@triton.jit
+def silu(x):
+    """x * sigmoid(x) = x / (1 + exp(-x)), with `reciprocal` and `exp2`: five instructions per value on sm_90."""
+    return x * reciprocal(1.0 + exp2(x * -1.4426950408889634))
 
 
 @triton.jit
@@ -101,7 +136,7 @@ def apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N: tl.constexpr, ACTIVATION: t
         else:
             acc = gelu(acc)
     elif ACTIVATION == "silu":
-        acc = acc * tl.sigmoid(acc)
+        acc = silu(acc)
     return acc
 
 
