@@ -5,7 +5,7 @@
     python -m learning.explain matmul --plot out.png  draw tiles, masked cells and GROUP_M order (matplotlib)
 
 Topics: indexing, strides, reduction, softmax, matmul, grouping, splitk, alignment, descriptors, tuning,
-registers, pingpong, conv, epilogue.
+registers, pingpong, conv, epilogue, fp8.
 """
 
 from __future__ import annotations

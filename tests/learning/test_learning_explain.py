@@ -10,6 +10,7 @@ from learning.walkthroughs import (
     conv,
     descriptors,
     epilogue,
+    fp8,
     grouping,
     matmul,
     pingpong,
@@ -270,3 +271,105 @@ def test_the_walkthroughs_erf_is_the_kernels():
     source = inspect.getsource(kernels.gelu.fn)
     for coefficient in (epilogue.P, *epilogue.A):
         assert repr(coefficient) in source, coefficient
+
+
+def _answers(text: str) -> dict:
+    return {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
+
+
+def test_fp8_walkthrough_runs_without_torch_and_prints_its_numbers():
+    from .helpers import run_module
+
+    result = run_module("learning.explain", "fp8", fresh_python=True)  # -S: the standard library only
+    assert result.returncode == 0, result.stderr
+    assert "No torch here" in result.stdout
+    answers = _answers(result.stdout)
+    assert answers["patterns that are NaN; infinities"] == "2 (0x7F, 0xFF: S.1111.111); none"
+    assert answers["largest finite (0x7E = 0.1111.110)"] == "448 = 1.75 * 2**8"
+    assert answers["smallest normal, smallest subnormal"] == "0.015625 = 2**-6, 0.001953125 = 2**-9"
+    assert answers["spacing of the values near 1, 100, 400"] == "0.125, 8, 32"
+    assert answers["0.1 becomes"] == "0.101562 (1.6% off)"
+    assert answers["300 becomes"] == "288 (4.0% off)"
+    assert answers["500 becomes"] == "448 (10.4% off)"
+    assert answers["alone: scale; the six values' relative errors"].startswith("0.001116; 0.0%, 0.0%")
+    assert answers["with 1000: scale; the six values' relative errors"].startswith("2.232;")
+    assert answers["with 1000: scale; the six values' relative errors"].endswith("100.0%")
+    assert answers["... once per element of C"] == "6.71e+07 (16384x fewer)"
+    assert answers["B stored [N, K] (nn.Linear's weight: [out, in]), seen as bt.t(): strides"] == "(1, 4096)"
+    assert answers["scaled_matmul with the row-major B"].startswith('tilelab.AlignmentError: "b must be K-major')
+    assert answers["that error in float32's half steps (2**-24), and in the model's (2**-14)"] == "535, 0.52"
+    assert "1x1x16, B strides (1, 16), torch.float32, fast False: 3.19e-05" in result.stdout
+    assert "8192x8192x8192: fast 1.02x, promoted 0.74x" in result.stdout
+    assert "acc = acc * scale" in result.stdout and "scale = tl.load(scale_a_ptr)" in result.stdout
+    fast = [answers[f"K={k:>5}, {max(4, 32768 // k):>3} dots: error of fast | promoted (every 128) | float32"]
+            for k in (256, 4096, 65536)]
+    assert [float(row.split(" | ")[0]) for row in fast] == sorted(float(row.split(" | ")[0]) for row in fast)
+
+
+def test_fp8_walkthrough_shows_torch_s_conversion_when_torch_is_here():
+    torch = pytest.importorskip("torch")
+    answers = _answers(_text(fp8.build()))
+    assert answers[f"torch {torch.__version__}, the same four"] == "0.101562, 3.25, 288, 448"
+
+
+def test_e4m3_decoder_and_rounding_agree_with_torch():
+    import math
+
+    torch = pytest.importorskip("torch")
+    theirs = torch.arange(256, dtype=torch.uint8).view(torch.float8_e4m3fn).double().tolist()
+    ours = [fp8.decode(bits) for bits in range(256)]
+    assert [math.isnan(v) for v in ours] == [math.isnan(v) for v in theirs]
+    assert [v for v in ours if not math.isnan(v)] == [v for v in theirs if not math.isnan(v)]
+    assert [math.copysign(1, v) for v in ours[:2] + ours[128:130]] == [1, 1, -1, -1]  # +0 and -0 kept apart
+    # Rounding: random float32 values over the whole range, every tie between two neighbours, and overflow.
+    generator = torch.Generator().manual_seed(0)
+    values = torch.randn(4000, generator=generator) * torch.logspace(-4, 3, 4000).double().float()
+    mids = [(a + b) / 2 for a, b in zip(fp8.MAGNITUDES, fp8.MAGNITUDES[1:], strict=False)]
+    extra = torch.tensor(mids + [-m for m in mids] + [448.0, 460.0, 464.0, 500.0, 1e6, -1e6, 1e-5, 0.1, 3.3, 300.0])
+    values = torch.cat([values, extra.float()])
+    expected = values.to(torch.float8_e4m3fn).double().tolist()
+    assert [fp8.to_e4m3(v) for v in values.double().tolist()] == expected
+    assert torch.tensor([float("inf")]).to(torch.float8_e4m3fn).item() == 448  # saturates, as the walkthrough says
+
+
+def test_fp8_rounding_helpers():
+    assert fp8.round_fraction(1 + 2**-14) == 1.0  # a tie: to the even neighbour
+    assert fp8.round_fraction(1 + 3 * 2**-14) == 1 + 2**-12  # a tie: to the even neighbour, upward
+    assert fp8.round_fraction(1 + 2**-13) == 1 + 2**-13  # representable: 13 fraction bits
+    assert fp8.round_fraction(-3.0 - 2**-13) == -3.0  # 3 = 1.5 * 2: its step is 2**-12, a tie to even
+    assert fp8.round_fraction(3.0 + 2**-12) == 3.0 + 2**-12
+    assert fp8.round_fraction(0.0) == 0.0
+    assert fp8.to_float32(0.1) == struct.unpack("f", struct.pack("f", 0.1))[0] != 0.1
+    assert [fp8.spacing(x) for x in (0.0, 1.0, 100.0, 447.0)] == [2**-9, 0.125, 8.0, 32.0]
+
+
+def test_fp8_accumulation_model_grows_for_fast_and_not_for_promoted():
+    """A float64 sum would have no error at all; a float32 one about 1e-7: the model must keep 14 bits."""
+    small, large = fp8.relative_errors(256, 32, seed=3), fp8.relative_errors(16384, 4, seed=3)
+    assert large["fast"] > 4 * small["fast"]
+    assert large["fast"] > 1e-4 and small["fast"] > 2**-13 / 10
+    assert large["promoted"] < large["fast"] / 4
+    assert large["promoted"] < 3 * small["promoted"]
+    assert large["float32"] < 1e-5
+    # Within one block promotion has nothing to split; 1 + 2**-14 is a tie that rounds back to 1, every time.
+    products = [1.0] + [2**-14] * 100
+    sums = fp8.accumulate(products)
+    assert sums["fast"] == sums["promoted"] == 1.0 and sums["exact"] == sums["float32"] == 1 + 100 * 2**-14
+    assert fp8.accumulate(products, bits=52)["fast"] == sum(products)  # 53 bits: float64's own running sum
+
+
+def test_fp8_walkthrough_cites_what_exists():
+    import re
+
+    text = _text(fp8.build())
+    for path, names in fp8.CITED.items():
+        assert (fp8.ROOT / path).exists(), path
+        assert path in text or path.rsplit("/", 1)[1] in text, path
+        source = (fp8.ROOT / path).read_text()
+        for name in names:
+            assert re.search(rf"^\s*(def |async def )?{re.escape(name)}\b", source, re.M), (path, name)
+            assert name in text, name
+    for command in ("kernel-inspect --op scaled_matmul", "kernel-bench --op scaled_matmul", "--accumulate promoted"):
+        assert command in text, command
+    cli = (fp8.ROOT / "src/tilelab/inspect/cli.py").read_text()
+    assert '"scaled_matmul"' in cli and '"--accumulate"' in cli
