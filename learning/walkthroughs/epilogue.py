@@ -12,9 +12,16 @@ CALIBRATION = Path(__file__).resolve().parents[2] / "results" / "h200-calibratio
 FP16_BYTES = 2
 SHAPE = (8192, 8192, 1024)  # kernel-bench --op linear's short-K case: M, N, K
 # The probe's times in us at 8192x8192x1024, fp16: erff's from results/h200-linear-epilogue-probe-libdevice.log,
-# the others from -polynomial.log (scripts/h200_linear_epilogue_probe.py, two device calls).
+# the polynomial's from -polynomial.log, with the SFU's instructions from -sfu.log, the persistent kernel's
+# from -libdevice.log and -sfu.log (scripts/h200_linear_epilogue_probe.py, four device calls).
 PROBE = {"F.linear": 196.3, "F.gelu(F.linear)": 298.0, "pingpong matmul": 210.6, "pingpong relu": 211.2,
-         "pingpong bias + gelu, erff": 398.7, "pingpong bias + gelu, polynomial": 298.6}
+         "pingpong bias + gelu, erff": 398.7, "pingpong bias + gelu, polynomial": 298.6,
+         "pingpong bias + gelu, SFU": 250.0, "F.gelu(F.linear), SFU call": 302.3,
+         "persistent matmul, erff call": 227.4, "persistent gelu, erff": 298.0,
+         "persistent matmul, SFU call": 231.8, "persistent gelu, SFU": 289.0}
+# sm_90 SASS instructions per value of `gelu` in the pingpong kernel's epilogue (cuobjdump of the compiled
+# kernel, the session that made the change): with `1.0 / t` and `exp`, and with `reciprocal` and `exp2`.
+GELU_INSTRUCTIONS = {"1.0 / t and exp": 30, "reciprocal and exp2": 16}
 # Abramowitz and Stegun 7.1.26, the coefficients of `gelu` in src/tilelab/kernels/matmul.py.
 P = 0.3275911
 A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
@@ -96,11 +103,24 @@ def build() -> Script:
     s.ask(f"gelu({x}) with math.erf, and with the polynomial", f"{gelu(x):.7f}, {gelu(x, erf_polynomial):.7f}")
     s.ask("bias + gelu with the polynomial (us)", f"{PROBE['pingpong bias + gelu, polynomial']}, "
           f"level with torch's {PROBE['F.gelu(F.linear)']}")
-    s.say("On the persistent kernel the polynomial measured slower than erff, so that kernel keeps erff")
-    s.say("(apply_epilogue's LIBDEVICE_ERF): measure each kernel, do not assume.\n")
+    s.say("Still far from free. The compiled code says why: `1.0 / t` and `exp` each come with range fix-ups")
+    s.say("(denormals, huge divisors), extra instructions issued by the warp group that stores while the other")
+    s.say("multiplies. `reciprocal` and `exp2` in kernels/matmul.py ask the special-function unit for one")
+    s.say("approximate instruction each (rcp.approx.ftz, ex2.approx.ftz: within 1-2 ulp, tiny results to 0).")
+    before, after = GELU_INSTRUCTIONS.values()
+    s.ask("sm_90 instructions per value of gelu, before and after", f"{before}, {after}")
+    sfu = PROBE["pingpong bias + gelu, SFU"]
+    s.ask("bias + gelu with them (us)", f"{sfu}: {PROBE['F.gelu(F.linear), SFU call'] / sfu:.2f}x torch's time "
+          "in that run")
+    erff = PROBE["persistent gelu, erff"] - PROBE["persistent matmul, erff call"]
+    ours = PROBE["persistent gelu, SFU"] - PROBE["persistent matmul, SFU call"]
+    s.ask("persistent kernel, gelu's cost over its matmul: erff, then the SFU polynomial (us)",
+          f"{erff:.1f}, {ours:.1f}")
+    s.say("That kernel had kept erff, which beat the first polynomial there; now every kernel takes `gelu`.")
+    s.say("Measure each kernel, and read what it compiles to: kernel-inspect --sass shows the instructions.\n")
 
     s.say("The code: tilelab.linear (src/tilelab/ops/linear.py) keeps the matmul's plan; apply_epilogue in the")
     s.say("pointer, descriptor, persistent and split-K kernels, its Gluon twin in kernels/matmul_pingpong.py.")
-    s.say("Measure: kernel-bench --op linear (results/h200-linear-summary.md: 1.07x fp16, 1.10x bf16 against")
+    s.say("Measure: kernel-bench --op linear (results/h200-linear-sfu-summary.md: 1.18x fp16, 1.20x bf16 against")
     s.say("F.gelu(F.linear)); see the register cost: kernel-inspect --path descriptor --bias --activation gelu.")
     return s

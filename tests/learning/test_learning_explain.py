@@ -19,6 +19,7 @@ from learning.walkthroughs import (
     splitk,
     tuning,
 )
+from tests.learning.helpers import REPO_ROOT
 
 
 def _text(script) -> str:
@@ -254,9 +255,29 @@ def test_epilogue_walkthrough_computes_its_numbers():
     assert answers["... relu(a + b), the activation of the tile's real value"] == "0.0"
     r = epilogue.roundings(count=2000, seed=1)
     assert 0 < r["twice_worse"] <= r["differ"] < r["count"]
-    for name in ("apply_epilogue", "finish_split_tile", "LIBDEVICE_ERF", "tilelab.linear", "kernel-bench --op linear",
-                 "results/h200-linear-summary.md"):
+    assert answers["sm_90 instructions per value of gelu, before and after"] == "30, 16"
+    cost = answers["persistent kernel, gelu's cost over its matmul: erff, then the SFU polynomial (us)"]
+    assert cost == "70.6, 57.2"  # 298.0 - 227.4 and 289.0 - 231.8: the probe logs' own rows
+    for name in ("apply_epilogue", "finish_split_tile", "reciprocal", "exp2", "tilelab.linear",
+                 "kernel-bench --op linear", "results/h200-linear-sfu-summary.md"):
         assert name in text, name
+
+
+def test_epilogue_walkthrough_reads_its_times_from_the_probe_logs():
+    """Every probe time the walkthrough quotes appears in the log its comment names."""
+    logs = {name: (REPO_ROOT / f"results/h200-linear-epilogue-probe-{name}.log").read_text()
+            for name in ("libdevice", "polynomial", "sfu")}
+    quoted = {"pingpong bias + gelu, erff": ("libdevice", "pingpong: bias + gelu"),
+              "pingpong bias + gelu, polynomial": ("polynomial", "pingpong: bias + gelu"),
+              "pingpong bias + gelu, SFU": ("sfu", "pingpong: bias + gelu"),
+              "F.gelu(F.linear), SFU call": ("sfu", "torch F.gelu(F.linear(x, w, b))"),
+              "persistent matmul, erff call": ("libdevice", "persistent: matmul"),
+              "persistent gelu, erff": ("libdevice", "persistent: gelu"),
+              "persistent matmul, SFU call": ("sfu", "persistent: matmul"),
+              "persistent gelu, SFU": ("sfu", "persistent: gelu")}
+    for key, (log, row) in quoted.items():
+        first = next(line for line in logs[log].splitlines() if line.strip().startswith(row + " "))
+        assert float(first.split()[-4]) == epilogue.PROBE[key], (key, first)
 
 
 def test_the_walkthroughs_erf_is_the_kernels():

@@ -107,18 +107,16 @@ def silu(x):
 
 
 @triton.jit
-def apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N: tl.constexpr, ACTIVATION: tl.constexpr,
-                   LIBDEVICE_ERF: tl.constexpr):
+def apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N: tl.constexpr, ACTIVATION: tl.constexpr):
     """`tilelab.linear`'s epilogue on a float32 accumulator tile [rows, BLOCK_N] whose first column is column
     off_n of C: acc + bias[off_n : off_n + BLOCK_N] (bias read in float32, columns past N masked), then
     ACTIVATION ("relu", "gelu" in its exact erf form, "silu"; "" for none). It runs before the single rounding
     to C's dtype, so C is written once.
 
-    GELU's erf: `gelu`'s polynomial, or libdevice's erff with LIBDEVICE_ERF, the persistent kernel's choice.
-    On the H200 the polynomial was faster on the descriptor and split-K kernels (linear at 1000^3 1.04x
-    against 1.01x torch, 128x4096x4096 1.18x against 1.10x) and the pingpong kernel (2.2x), and slower on the
-    persistent one (4096^3 0.97x against 0.99x; results/h200-linear-epilogue-probe*.log). The two differ by at
-    most 4e-7.
+    GELU's erf is `gelu`'s polynomial in every kernel. libdevice's erff was faster on the persistent kernel
+    than the polynomial written with `1.0 / t` and `exp` (4096^3 0.99x against 0.97x torch), and slower than
+    it with `reciprocal` and `exp2` (8192x8192x1024: 57 us over the plain matmul against erff's 71;
+    results/h200-linear-epilogue-probe-*.log).
 
     bias_ptr is None (a constexpr) for no bias. The kernels call this only when bias_ptr or ACTIVATION is
     given, a test on constexprs: a launch that passes neither (every matmul's) compiles to the code it did
@@ -131,10 +129,7 @@ def apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N: tl.constexpr, ACTIVATION: t
     if ACTIVATION == "relu":
         acc = tl.maximum(acc, 0.0)
     elif ACTIVATION == "gelu":
-        if LIBDEVICE_ERF:
-            acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))
-        else:
-            acc = gelu(acc)
+        acc = gelu(acc)
     elif ACTIVATION == "silu":
         acc = silu(acc)
     return acc
@@ -193,7 +188,7 @@ def matmul_pointer_kernel(
         b_tile += BLOCK_K * stride_bk
 
     if bias_ptr is not None or ACTIVATION != "":  # not even a call otherwise: the kernel stays as it was
-        acc = apply_epilogue(acc, bias_ptr, pid_n * BLOCK_N, N, BLOCK_N, ACTIVATION, False)
+        acc = apply_epilogue(acc, bias_ptr, pid_n * BLOCK_N, N, BLOCK_N, ACTIVATION)
     c_tile = c_ptr + batch * stride_cb + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     tl.store(c_tile, acc.to(c_ptr.dtype.element_ty), mask=(rows[:, None] < M) & (cols[None, :] < N))
 
@@ -383,7 +378,7 @@ def matmul_descriptor_kernel(
                                   A_K_MAJOR, B_K_MAJOR, ROW_CLASSES)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
     if bias_ptr is not None or ACTIVATION != "":
-        acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION, False)
+        acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
     store_c_block(c_desc, matrix, row_class, off_m, off_n, acc.to(c_desc.dtype), ROW_CLASSES)
 
 

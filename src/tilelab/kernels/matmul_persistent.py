@@ -63,14 +63,14 @@ def store_tile(c_desc, matrix, row_class, acc, off_m, off_n, BLOCK_M: tl.constex
         halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
         left, right = tl.split(halves)
         if bias_ptr is not None or ACTIVATION != "":
-            left = apply_epilogue(left, bias_ptr, off_n, N, BLOCK_N // 2, ACTIVATION, False)
+            left = apply_epilogue(left, bias_ptr, off_n, N, BLOCK_N // 2, ACTIVATION)
         store_c_block(c_desc, matrix, row_class, off_m, off_n, left.to(out_dtype), ROW_CLASSES)
         if bias_ptr is not None or ACTIVATION != "":
-            right = apply_epilogue(right, bias_ptr, off_n + BLOCK_N // 2, N, BLOCK_N // 2, ACTIVATION, False)
+            right = apply_epilogue(right, bias_ptr, off_n + BLOCK_N // 2, N, BLOCK_N // 2, ACTIVATION)
         store_c_block(c_desc, matrix, row_class, off_m, off_n + BLOCK_N // 2, right.to(out_dtype), ROW_CLASSES)
     else:
         if bias_ptr is not None or ACTIVATION != "":
-            acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION, False)
+            acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
         store_c_block(c_desc, matrix, row_class, off_m, off_n, acc.to(out_dtype), ROW_CLASSES)
 
 

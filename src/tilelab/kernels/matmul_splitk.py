@@ -52,7 +52,7 @@ def finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride
     c_tile = c_ptr + batch * stride_cb + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     if SPLIT_K == 1:
         if bias_ptr is not None or ACTIVATION != "":
-            acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION, False)
+            acc = apply_epilogue(acc, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
         tl.store(c_tile, acc.to(c_ptr.dtype.element_ty), mask=inside)
     else:
         planes = ws_ptr + batch * SPLIT_K * M * N  # int64, since batch is
@@ -69,7 +69,7 @@ def finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride
                 # .cg: read from L2, never from a stale L1 line
                 total += tl.load(planes + s * M * N + offsets, mask=inside, other=0.0, cache_modifier=".cg")
             if bias_ptr is not None or ACTIVATION != "":  # on the sum, never on a partial
-                total = apply_epilogue(total, bias_ptr, off_n, N, BLOCK_N, ACTIVATION, False)
+                total = apply_epilogue(total, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
             tl.store(c_tile, total.to(c_ptr.dtype.element_ty), mask=inside)
             tl.atomic_xchg(counter, 0, sem="relaxed", scope="gpu")  # ready for the next launch
 
