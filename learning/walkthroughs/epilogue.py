@@ -117,7 +117,8 @@ def build() -> Script:
     s.ask("persistent kernel, gelu's cost over its matmul: erff, then the SFU polynomial (us)",
           f"{erff:.1f}, {ours:.1f}")
     s.say("That kernel had kept erff, which beat the first polynomial there; now every kernel takes `gelu`.")
-    s.say("Measure each kernel, and read what it compiles to: kernel-inspect --sass shows the instructions.\n")
+    s.say("Measure each kernel, and read what it compiles to: kernel-inspect --path pingpong --b-layout nk")
+    s.say("--bias --activation gelu saves the kernel's SASS (the .sass file) to count them in.\n")
 
     s.say("The code: tilelab.linear (src/tilelab/ops/linear.py) keeps the matmul's plan; apply_epilogue in the")
     s.say("pointer, descriptor, persistent and split-K kernels, its Gluon twin in kernels/matmul_pingpong.py.")
