@@ -122,8 +122,8 @@ def build() -> Script:
     for x in samples:
         s.ask(f"{x:g} becomes", f"{to_e4m3(x):g} ({abs(to_e4m3(x) - x) / x:.1%} off)")
     s.say("500 is past 448. torch 2.13's .to(torch.float8_e4m3fn) saturates: finite overflow and inf become 448,")
-    s.say("NaN stays NaN (fp8e4m3fn_from_fp32_value, torch/headeronly/util/Float8_e4m3fn.h). Older torch gave")
-    s.say("NaN there, and other converters may too: never send a value past 448.")
+    s.say("NaN stays NaN (fp8e4m3fn_from_fp32_value, torch/headeronly/util/Float8_e4m3fn.h). Other converters")
+    s.say("(other versions, other libraries) may give NaN there instead: never send a value past 448.")
     try:
         import torch
 
