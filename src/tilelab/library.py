@@ -76,27 +76,30 @@ matmul.register_autograd(_backward, setup_context=_setup_context)
 def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, running_mean: torch.Tensor,
                    running_var: torch.Tensor, bn_weight: torch.Tensor | None, bn_bias: torch.Tensor | None,
                    eps: float, stride: list[int], padding: list[int], dilation: list[int],
-                   precision: str | None = None, config: str | None = None, silu: bool = True) -> torch.Tensor:
+                   precision: str | None = None, config: str | None = None, silu: bool = True,
+                   groups: int = 1) -> torch.Tensor:
     from tilelab.ops import conv as conv_op
 
     return conv_op.conv2d_bn_silu(x, weight, bias, running_mean=running_mean, running_var=running_var,
                                   bn_weight=bn_weight, bn_bias=bn_bias, eps=eps, stride=tuple(stride),
-                                  padding=tuple(padding), dilation=tuple(dilation), precision=precision,
-                                  config=config, silu=silu)
+                                  padding=tuple(padding), dilation=tuple(dilation), groups=groups,
+                                  precision=precision, config=config, silu=silu)
 
 
 @conv2d_bn_silu.register_fake
 def _(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
-      precision=None, config=None, silu=True):
-    z = torch.nn.functional.conv2d(x, weight, None, stride=stride, padding=padding, dilation=dilation)
+      precision=None, config=None, silu=True, groups=1):
+    z = torch.nn.functional.conv2d(x, weight, None, stride=stride, padding=padding, dilation=dilation, groups=groups)
     channels_last = x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous()
     return torch.empty_like(z, memory_format=torch.channels_last if channels_last else torch.contiguous_format)
 
 
 def _conv_setup_context(ctx, inputs, output):
-    x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation, *_, silu = inputs
+    (x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation, _precision,
+     _config, silu, groups) = inputs
     ctx.save_for_backward(x, weight, bias, running_mean, running_var, bn_weight, bn_bias)
-    ctx.options = {"eps": eps, "stride": stride, "padding": padding, "dilation": dilation, "silu": silu}
+    ctx.options = {"eps": eps, "stride": stride, "padding": padding, "dilation": dilation, "silu": silu,
+                   "groups": groups}
 
 
 def _f32(t):
@@ -111,7 +114,7 @@ def _conv_backward(ctx, grad):
     # bias for a float16 x); each gradient comes back in its own tensor's dtype through the casts.
     def block(x_, weight_, bias_, gamma, beta):
         z = torch.nn.functional.conv2d(_f32(x_), _f32(weight_), _f32(bias_), stride=o["stride"],
-                                       padding=o["padding"], dilation=o["dilation"])
+                                       padding=o["padding"], dilation=o["dilation"], groups=o["groups"])
         z = torch.nn.functional.batch_norm(z, _f32(running_mean), _f32(running_var), _f32(gamma), _f32(beta),
                                            training=False, eps=o["eps"])
         return torch.nn.functional.silu(z) if o["silu"] else z
@@ -119,7 +122,7 @@ def _conv_backward(ctx, grad):
     needs = ctx.needs_input_grad
     dx, dw, db, dgamma, dbeta = gradients_by_recompute(block, (x, weight, bias, bn_weight, bn_bias),
                                                        [needs[i] for i in (0, 1, 2, 5, 6)], grad)
-    return dx, dw, db, None, None, dgamma, dbeta, None, None, None, None, None, None, None
+    return dx, dw, db, None, None, dgamma, dbeta, None, None, None, None, None, None, None, None
 
 
 conv2d_bn_silu.register_autograd(_conv_backward, setup_context=_conv_setup_context)

@@ -45,14 +45,14 @@ def tolerance(dtype: torch.dtype, precision: str | None = None, out_dtype: torch
 
 
 def conv2d_bn_silu_reference(x, weight, bias=None, *, running_mean, running_var, bn_weight=None, bn_bias=None,
-                             eps=1e-5, stride=1, padding=0, dilation=1, silu=True) -> torch.Tensor:
+                             eps=1e-5, stride=1, padding=0, dilation=1, groups=1, silu=True) -> torch.Tensor:
     """SiLU(batch_norm(conv2d(x, weight, bias))), batch norm in inference mode, in float64 on the CPU, unfused:
     torch's own three ops, as a model would run them."""
     def f64(t):
         return None if t is None else t.detach().to("cpu", torch.float64)
 
     z = torch.nn.functional.conv2d(f64(x), f64(weight), f64(bias), stride=stride, padding=padding,
-                                   dilation=dilation)
+                                   dilation=dilation, groups=groups)
     z = torch.nn.functional.batch_norm(z, f64(running_mean), f64(running_var), f64(bn_weight), f64(bn_bias),
                                        training=False, eps=eps)
     return torch.nn.functional.silu(z) if silu else z

@@ -1,7 +1,9 @@
 """kernel-inspect --op conv2d_bn_silu: the implicit-GEMM convolution compiled for sm_90 and sm_80, no GPU needed.
 
 The convolution gathers one input pixel per row of A, so its operands reach shared memory through per-thread
-async copies (cp.async), not TMA; the tensor cores are Hopper's wgmma on sm_90 and mma.sync on sm_80.
+async copies (cp.async), not TMA; the tensor cores are Hopper's wgmma on sm_90 and mma.sync on sm_80. With
+--groups, a grouped convolution: under 16 input channels per group the direct kernel (float32 FMAs, no tensor
+cores), else the implicit GEMM per group.
 """
 
 import json
@@ -60,6 +62,29 @@ def test_conv_table_names_the_implicit_gemm(tmp_path):
     assert "B stored" not in done.stdout
 
 
+def test_depthwise_is_the_direct_kernel_on_fmas(tmp_path):
+    found = inspect(tmp_path, "--groups", "64")
+    assert found["kernel"] == "conv2d_bn_silu_direct_kernel"
+    assert (found["path"], found["groups"], found["dtype"]) == ("direct", 64, "float16")
+    census = found["census"]
+    assert not census["tensor_cores"] and census["ptx"]["fma.f32"] > 0 and census["ptx"]["cp.async"] == 0
+    assert census["global_load_bits"].get("128", 0) > 0  # x's channels, 8 fp16 to a load
+    cfg = found["config"]
+    assert (cfg["block_m"], cfg["block_n"], cfg["num_stages"]) == (64, 64, 1)  # the first direct candidate
+    if census["resources"]["spill_stores_bytes"] is not None:
+        assert census["resources"]["spill_stores_bytes"] == 0
+
+
+def test_two_groups_of_32_channels_are_implicit_gemms(tmp_path):
+    found = inspect(tmp_path, "--groups", "2", "--target", "sm_90")
+    assert (found["kernel"], found["path"], found["groups"]) == ("conv2d_bn_silu_kernel", "implicit-gemm", 2)
+    assert found["census"]["ptx"]["wgmma"] > 0
+    done = run_tool("tilelab.inspect", "--op", "conv2d_bn_silu", "--groups", "8", "--config", "seed",
+                    "--output", str(tmp_path / "table"), interpret=False)
+    assert done.returncode == 0, done.stderr
+    assert "conv2d_bn_silu_direct_kernel for sm_90" in done.stdout and "in 8 groups, direct" in done.stdout
+
+
 @pytest.mark.parametrize("args,says", [
     (("--path", "descriptor"), "implicit GEMM"),
     (("--path", "pingpong"), "implicit GEMM"),
@@ -88,3 +113,19 @@ def test_resolve_defaults_for_conv():
     with pytest.raises(ValueError, match="implicit GEMM"):
         compiler.resolve("matmul", "implicit-gemm", None, None, None)
     assert "conv2d_bn_silu" in run_tool("tilelab.inspect", "--help").stdout
+
+
+@pytest.mark.parametrize("kwargs,says", [
+    ({"groups": 3}, "--groups must divide the 64 channels"),
+    ({"groups": 64, "path": "implicit-gemm"}, "direct kernel: leave --path out"),
+    ({"op": "matmul", "groups": 2}, "--groups applies to --op conv2d_bn_silu only"),
+])
+def test_groups_refused_before_compiling(kwargs, says):
+    """Refused as kernel-inspect's bad arguments (ValueError: exit code 2), before anything compiles."""
+    with pytest.raises(ValueError, match=says):
+        compiler.inspect_kernel(**{"op": "conv2d_bn_silu", **kwargs})
+
+
+def test_a_gemm_label_is_no_direct_config():
+    with pytest.raises(ValueError, match="config must be one of"):  # kernel-inspect: exit code 2
+        compiler.kernel_source("conv2d_bn_silu", "direct", "float16", None, "128x128x64-g8-w8-s3", groups=64)

@@ -36,10 +36,11 @@ def check_guards(made):
         assert torch.isnan(storage[:GUARD]).all() and torch.isnan(storage[-GUARD:]).all(), "write out of bounds"
 
 
-def make_problem(batch, c_in, h, w, c_out, kernel, dtype, device, rng, *, affine=True, conv_bias=True):
+def make_problem(batch, c_in, h, w, c_out, kernel, dtype, device, rng, *, affine=True, conv_bias=True, groups=1):
     kh, kw = (kernel, kernel) if isinstance(kernel, int) else kernel
     x = randn((batch, c_in, h, w), dtype, device, rng)
-    weight = randn((c_out, c_in, kh, kw), dtype, device, rng) / math.sqrt(max(1, c_in * kh * kw))
+    fan_in = c_in // groups * kh * kw
+    weight = randn((c_out, c_in // groups, kh, kw), dtype, device, rng) / math.sqrt(max(1, fan_in))
     params = {
         "running_mean": randn((c_out,), torch.float32, device, rng),
         "running_var": randn((c_out,), torch.float32, device, rng).abs() + 0.5,
@@ -71,49 +72,92 @@ GEOMETRIES = [
     (1, 6, 5, 5, 9, 1, 3, 2, 1),  # padding wider than the filter: border pixels see only padding
     (2, 3, 15, 15, 127, 5, (2, 3), 2, 1),  # 127 channels out, unequal strides
 ]
+# The same, and groups: the direct kernel under 16 input channels per group, the implicit GEMM per group from 16.
+GROUPED_GEOMETRIES = [
+    (1, 3, 5, 6, 4, 3, 1, 1, 1, 1),  # groups=1 given: the implicit GEMM as without groups
+    (2, 4, 7, 9, 4, 3, 1, 1, 1, 2),  # 2 groups of 2 channels
+    (1, 8, 6, 7, 8, 3, 1, 1, 1, 4),  # 4 groups of 2
+    (2, 7, 9, 8, 7, 3, 1, 1, 1, 7),  # depthwise, 7 channels
+    (1, 65, 5, 6, 65, 3, 2, 1, 1, 65),  # depthwise, 65 channels: a second channel tile with one channel; stride 2
+    (2, 5, 8, 8, 10, 3, 1, 2, 2, 5),  # depthwise with a channel multiplier of 2, dilated
+    (1, 4, 7, 7, 12, 5, 1, 2, 1, 4),  # channel multiplier 3, 5x5
+    (1, 9, 6, 5, 6, 3, 2, 0, 1, 3),  # 3 input and 2 output channels per group, no padding
+    (1, 16, 5, 5, 16, 3, 1, 1, 1, 2),  # 8 per group on the direct kernel
+    (3, 6, 5, 4, 6, 1, 1, 0, 1, 6),  # depthwise 1x1
+    (1, 32, 5, 5, 32, 3, 1, 1, 1, 2),  # 16 per group: the implicit GEMM, one per group
+    (1, 34, 4, 5, 34, 1, 1, 0, 1, 2),  # 17 per group: the implicit GEMM with a ragged K step and N
+]
+
+
+def _with_groups(g):
+    return g if len(g) == 10 else (*g, 1)
 
 
 def _ids(g):
-    return "x".join(map(str, g[:5])) + f"-k{g[5]}-s{g[6]}-p{g[7]}-d{g[8]}"
+    return "x".join(map(str, g[:5])) + f"-k{g[5]}-s{g[6]}-p{g[7]}-d{g[8]}" + (f"-g{g[9]}" if len(g) == 10 else "")
 
 
-@pytest.mark.parametrize("geometry", GEOMETRIES, ids=[_ids(g) for g in GEOMETRIES])
-@pytest.mark.parametrize("dtype,precision", [(torch.float32, "tf32"), (torch.float32, "ieee"), (torch.float16, None)])
-def test_matches_float64(geometry, dtype, precision, device, rng, guarded_outputs):
-    batch, c_in, h, w, c_out, kernel, stride, padding, dilation = geometry
-    x, weight, bias, params = make_problem(batch, c_in, h, w, c_out, kernel, dtype, device, rng)
-    conv = {"stride": stride, "padding": padding, "dilation": dilation}
+def check_geometry(geometry, dtype, precision, device, rng, guarded_outputs):
+    """One call with this geometry (and groups), against float64, every output written and nothing outside it."""
+    batch, c_in, h, w, c_out, kernel, stride, padding, dilation, groups = _with_groups(geometry)
+    x, weight, bias, params = make_problem(batch, c_in, h, w, c_out, kernel, dtype, device, rng, groups=groups)
+    conv = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
     y = tilelab.conv2d_bn_silu(x, weight, bias, **params, precision=precision, **conv)
     assert_matches(y, x, weight, bias, params, precision=precision, label=_ids(geometry), **conv)
     check_guards(guarded_outputs)
 
 
+ALL_GEOMETRIES = GEOMETRIES + GROUPED_GEOMETRIES
+
+
+@pytest.mark.parametrize("geometry", ALL_GEOMETRIES, ids=[_ids(g) for g in ALL_GEOMETRIES])
+@pytest.mark.parametrize("dtype,precision", [(torch.float32, "tf32"), (torch.float32, "ieee"), (torch.float16, None)])
+def test_matches_float64(geometry, dtype, precision, device, rng, guarded_outputs):
+    check_geometry(geometry, dtype, precision, device, rng, guarded_outputs)
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("geometry", GEOMETRIES, ids=[_ids(g) for g in GEOMETRIES])
+@pytest.mark.parametrize("geometry", ALL_GEOMETRIES, ids=[_ids(g) for g in ALL_GEOMETRIES])
 def test_bfloat16_matches_float64(geometry, device, rng, guarded_outputs):
-    batch, c_in, h, w, c_out, kernel, stride, padding, dilation = geometry
-    x, weight, bias, params = make_problem(batch, c_in, h, w, c_out, kernel, torch.bfloat16, device, rng)
-    conv = {"stride": stride, "padding": padding, "dilation": dilation}
-    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, **conv)
-    assert_matches(y, x, weight, bias, params, label=_ids(geometry), **conv)
-    check_guards(guarded_outputs)
+    check_geometry(geometry, torch.bfloat16, None, device, rng, guarded_outputs)
 
 
-@pytest.mark.parametrize("layout", ["channels_last", "weight_channels_last", "sliced", "cropped", "transposed_hw"])
-def test_any_strides(layout, device, rng, guarded_outputs):
-    x, weight, bias, params = make_problem(2, 12, 10, 9, 24, 3, torch.float16, device, rng)
+LAYOUTS = ["channels_last", "weight_channels_last", "sliced", "weight_sliced", "cropped", "transposed_hw"]
+
+
+def stored(x, weight, layout):
+    """x and weight with the same values, stored as `layout` says; what a view skips is NaN, so that reading it
+    shows in the result."""
+    def inside_nan(shape, index, values):
+        wide = torch.full(shape, float("nan"), dtype=values.dtype, device=values.device)
+        wide[index] = values
+        return wide[index]
+
+    b, c, h, w = x.shape
     if layout == "channels_last":
-        x = x.to(memory_format=torch.channels_last)
-    elif layout == "weight_channels_last":
-        weight = weight.to(memory_format=torch.channels_last)
-    elif layout == "sliced":  # every other channel of a wider tensor
-        x = randn((2, 24, 10, 9), torch.float16, device, rng)[:, ::2]
-    elif layout == "cropped":  # a window of a larger image
-        x = randn((2, 12, 14, 13), torch.float16, device, rng)[:, :, 2:12, 3:12]
-    else:  # H and W swapped in memory
-        x = randn((2, 12, 9, 10), torch.float16, device, rng).transpose(2, 3)
-    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1)
-    assert_matches(y, x, weight, bias, params, label=layout, padding=1)
+        return x.to(memory_format=torch.channels_last), weight
+    if layout == "weight_channels_last":
+        return x, weight.to(memory_format=torch.channels_last)
+    if layout == "sliced":  # every other channel of a wider tensor
+        return inside_nan((b, 2 * c, h, w), (slice(None), slice(None, None, 2)), x), weight
+    if layout == "weight_sliced":  # every other filter of a wider weight
+        return x, inside_nan((2 * weight.shape[0], *weight.shape[1:]), slice(None, None, 2), weight)
+    if layout == "cropped":  # a window of a larger image
+        return inside_nan((b, c, h + 4, w + 4), (slice(None), slice(None), slice(2, 2 + h), slice(3, 3 + w)), x), weight
+    return x.transpose(2, 3).contiguous().transpose(2, 3), weight  # H and W swapped in memory
+
+
+# (C_in, C_out, groups): dense; depthwise and depthwise with a channel multiplier (direct); 16 per group (GEMM).
+STRIDED_CHANNELS = [(12, 24, 1), (12, 12, 12), (12, 24, 12), (32, 32, 2)]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("c_in,c_out,groups", STRIDED_CHANNELS, ids=["dense", "depthwise", "multiplier", "gemm-2"])
+def test_any_strides(layout, c_in, c_out, groups, device, rng, guarded_outputs):
+    x, weight, bias, params = make_problem(2, c_in, 10, 9, c_out, 3, torch.float16, device, rng, groups=groups)
+    x, weight = stored(x, weight, layout)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=groups)
+    assert_matches(y, x, weight, bias, params, label=layout, padding=1, groups=groups)
     check_guards(guarded_outputs)
     # The output keeps x's memory format, as torch's convolution does.
     assert y.is_contiguous(memory_format=torch.channels_last) == (layout == "channels_last")
@@ -199,7 +243,8 @@ def _error_cases(device):
         ("x must be a torch.Tensor", tilelab.InputTypeError, (x.tolist(), w), bn),
         ("x must be 4-D", tilelab.ShapeError, (x[0], w), bn),
         ("weight must be 4-D", tilelab.ShapeError, (x, w[0]), bn),
-        ("grouped convolutions", tilelab.ShapeError, (x, w[:, :2]), bn),
+        ("weight has 2 input channels per group, expected C_in / groups = 4 / 1 = 4", tilelab.ShapeError,
+         (x, w[:, :2]), bn),
         ("x has dtype int32", tilelab.DTypeError, (x.to(torch.int32), w), bn),
         ("operands must share one dtype", tilelab.DTypeError, (x, w.float()), bn),
         ("x has dtype float64", tilelab.DTypeError, (x.double(), w.double()), bn),
@@ -225,10 +270,22 @@ def _error_cases(device):
         ("config must be None, a name", tilelab.InputTypeError, (x, w), {**bn, "config": 32}),
         ("config.block_n must be a power of two", tilelab.ContractError, (x, w),
          {**bn, "config": tilelab.Config(32, 48, 32)}),
+        # groups
+        ("groups must be an int; got float", tilelab.InputTypeError, (x, w[:, :2]), {**bn, "groups": 2.0}),
+        ("groups must be an int; got bool", tilelab.InputTypeError, (x, w), {**bn, "groups": True}),
+        ("groups must be >= 1; got 0", tilelab.ContractError, (x, w), {**bn, "groups": 0}),
+        ("groups must be >= 1; got -2", tilelab.ContractError, (x, w), {**bn, "groups": -2}),
+        ("x's C_in = 4 is not divisible by groups = 3", tilelab.ShapeError, (x, w[:, :1]), {**bn, "groups": 3}),
+        ("weight's C_out = 6 is not divisible by groups = 4", tilelab.ShapeError, (x, w[:6, :1]), {**bn, "groups": 4}),
+        ("weight has 4 input channels per group, expected C_in / groups = 4 / 2 = 2", tilelab.ShapeError, (x, w),
+         {**bn, "groups": 2}),
+        # The direct kernel (depthwise here) keeps its sums in registers: 128 x 128 in 4 warps is 128 a thread.
+        ("the direct kernel .* 128 per thread with 4 warps; at most 64", tilelab.ContractError, (x, w[:, :1]),
+         {**bn, "groups": 4, "config": tilelab.Config(128, 128, 16, num_warps=4)}),
     ]
 
 
-@pytest.mark.parametrize("case", range(26))
+@pytest.mark.parametrize("case", range(34))
 def test_bad_arguments_get_typed_errors(case, device):
     match, error, args, kwargs = _error_cases(device)[case]
     with pytest.raises(error, match=match):
@@ -236,22 +293,29 @@ def test_bad_arguments_get_typed_errors(case, device):
 
 
 def test_error_case_count_matches():
-    assert len(_error_cases("cpu")) == 26
+    assert len(_error_cases("cpu")) == 34
 
 
 # -- autograd ----------------------------------------------------------------------------------------------
 
 
-def test_gradients_match_float64(device, rng):
-    x, weight, bias, params = make_problem(2, 5, 6, 7, 8, 3, torch.float32, device, rng)
+# (C_in, C_out, groups): dense; depthwise and a grouped 2-in-4-out on the direct kernel; 16 per group on the GEMM.
+GRADIENT_CHANNELS = [(5, 8, 1), (6, 6, 6), (4, 8, 2), (32, 32, 2)]
+
+
+@pytest.mark.parametrize("c_in,c_out,groups", GRADIENT_CHANNELS,
+                         ids=["dense", "depthwise", "grouped-direct", "grouped-gemm"])
+def test_gradients_match_float64(c_in, c_out, groups, device, rng):
+    x, weight, bias, params = make_problem(2, c_in, 6, 7, c_out, 3, torch.float32, device, rng, groups=groups)
     leaves = [t.requires_grad_() for t in (x, weight, bias, params["bn_weight"], params["bn_bias"])]
-    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, stride=(1, 2), padding=1, precision="ieee")
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, stride=(1, 2), padding=1, groups=groups,
+                               precision="ieee")
     grad = randn(tuple(y.shape), torch.float32, device, rng)
     y.backward(grad)
     copies = [t.detach().cpu().double().requires_grad_() for t in leaves]
     stats = [params[k].detach().cpu().double() for k in ("running_mean", "running_var")]
     functional = torch.nn.functional
-    z = functional.conv2d(copies[0], copies[1], copies[2], stride=(1, 2), padding=1)
+    z = functional.conv2d(copies[0], copies[1], copies[2], stride=(1, 2), padding=1, groups=groups)
     ref = functional.silu(functional.batch_norm(z, *stats, copies[3], copies[4], training=False, eps=1e-5))
     ref.backward(grad.double().cpu())
     for got, want, name in zip(leaves, copies, ("x", "weight", "bias", "bn_weight", "bn_bias"), strict=True):
@@ -291,12 +355,13 @@ def test_explicit_config_objects_are_refused_with_grad(device, rng):
         tilelab.conv2d_bn_silu(x.requires_grad_(), weight, bias, **params, config=tilelab.Config(16, 16, 16))
 
 
-def test_custom_op_passes_opcheck(device, rng):
+@pytest.mark.parametrize("c_in,c_out,groups", [(3, 4, 1), (4, 8, 4)], ids=["dense", "multiplier-2"])
+def test_custom_op_passes_opcheck(c_in, c_out, groups, device, rng):
     import tilelab.library  # noqa: F401
 
-    x, weight, bias, params = make_problem(1, 3, 5, 5, 4, 3, torch.float32, device, rng)
+    x, weight, bias, params = make_problem(1, c_in, 5, 5, c_out, 3, torch.float32, device, rng, groups=groups)
     x.requires_grad_()
     weight.requires_grad_()
     args = (x, weight, bias, params["running_mean"], params["running_var"], params["bn_weight"], params["bn_bias"],
-            1e-5, [1, 1], [1, 1], [1, 1], "ieee", None, True)
+            1e-5, [1, 1], [1, 1], [1, 1], "ieee", None, True) + ((groups,) if groups != 1 else ())
     torch.library.opcheck(torch.ops.tilelab.conv2d_bn_silu.default, args)

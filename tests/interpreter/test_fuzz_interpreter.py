@@ -137,10 +137,18 @@ def test_wrong_types_are_typed_errors(op, device):
 @FUZZ
 @given(data=st.data())
 def test_conv2d_bn_silu_any_geometry(data, device, guarded_outputs):
-    """Random geometry and memory format; an output with no pixels is refused as a ShapeError naming it."""
+    """Random geometry, groups and memory format; an output with no pixels is refused as a ShapeError naming it.
+    Grouped, mostly a few channels per group (the direct kernel, depthwise among them), sometimes 16 or 17 (the
+    implicit GEMM per group)."""
     dtype = data.draw(st.sampled_from(DTYPES), "dtype")
-    batch, c_in, c_out = (data.draw(st.integers(1, 2), "batch"), data.draw(st.integers(1, 9), "c_in"),
-                          data.draw(st.integers(1, 9), "c_out"))
+    batch = data.draw(st.integers(1, 2), "batch")
+    groups = data.draw(st.sampled_from([1, 1, 2, 3, 4]), "groups")
+    if groups == 1:
+        c_in, c_out = data.draw(st.integers(1, 9), "c_in"), data.draw(st.integers(1, 9), "c_out")
+    else:
+        per_group_in = data.draw(st.sampled_from([1, 1, 2, 3, 16, 17] if groups == 2 else [1, 1, 2, 3]),
+                                 "input channels per group")
+        c_in, c_out = groups * per_group_in, groups * data.draw(st.integers(1, 3), "output channels per group")
     h, w = data.draw(st.integers(1, 9), "h"), data.draw(st.integers(1, 9), "w")
     kernel = (data.draw(st.integers(1, 3), "kh"), data.draw(st.integers(1, 3), "kw"))
     stride = (data.draw(st.integers(1, 2), "sh"), data.draw(st.integers(1, 2), "sw"))
@@ -148,11 +156,11 @@ def test_conv2d_bn_silu_any_geometry(data, device, guarded_outputs):
     dilation = data.draw(st.integers(1, 2), "dilation")
     gen = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), "seed"))
     x, weight, bias, params = conv_tests.make_problem(batch, c_in, h, w, c_out, kernel, dtype, device, gen,
-                                           affine=data.draw(st.booleans(), "affine"),
-                                           conv_bias=data.draw(st.booleans(), "conv bias"))
+                                                      affine=data.draw(st.booleans(), "affine"),
+                                                      conv_bias=data.draw(st.booleans(), "conv bias"), groups=groups)
     if data.draw(st.booleans(), "channels last"):
         x = x.to(memory_format=torch.channels_last)
-    conv = {"stride": stride, "padding": padding, "dilation": dilation}
+    conv = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
     label = f"{tuple(x.shape)} {x.stride()} -> {c_out}, kernel {kernel}, {conv}"
     try:
         y = tilelab.conv2d_bn_silu(x, weight, bias, **params, **conv)
@@ -160,7 +168,7 @@ def test_conv2d_bn_silu_any_geometry(data, device, guarded_outputs):
         assert "output" in str(error), f"{label}: {error}"
         event("refused: no output pixels")
         return
-    event("computed")
+    event(f"computed, {'grouped' if groups > 1 else 'ungrouped'}")
     conv_tests.assert_matches(y, x, weight, bias, params, label=label, **conv)
     conv_tests.check_guards(guarded_outputs)
 

@@ -1,4 +1,5 @@
-"""conv2d_bn_silu's plan without a GPU: candidates, tuning keys, 64-bit offsets, and its sm_90/sm_80 machine code."""
+"""conv2d_bn_silu's plan without a GPU: candidates, tuning keys, 64-bit offsets, the path rule for groups, and
+its sm_90/sm_80 machine code (the implicit GEMM's and the direct kernel's)."""
 
 import collections
 import json
@@ -7,6 +8,7 @@ import pytest
 import torch
 
 from tests.helpers import run_without_interpreter
+from tilelab import tuning
 from tilelab.ops import conv as conv_op
 
 
@@ -75,7 +77,7 @@ for dtype in ("float16", "bfloat16", "float32"):
                                   options={"num_warps": config.num_warps, "num_stages": config.num_stages})
         ops = re.findall(r"\b(wgmma\.mma_async|mma\.sync|cp\.async\.cg\.shared\.global|ld\.local|st\.local)\b",
                          compiled.asm["ptx"])
-        found[f"{dtype} {arch}"] = collections.Counter(ops)
+        found[f"{dtype} {arch}"] = {**collections.Counter(ops), "ctaid.y": compiled.asm["ptx"].count("%ctaid.y")}
 print(json.dumps(found))
 """
 
@@ -96,3 +98,126 @@ def test_hopper_runs_the_implicit_gemm_on_wgmma_fed_by_async_copies(instructions
 def test_ampere_runs_it_on_mma_sync(instructions, dtype):
     found = instructions[f"{dtype} 80"]
     assert found["mma.sync"] > 0 and found["wgmma.mma_async"] == 0
+
+
+@pytest.mark.parametrize("arch", [90, 80])
+def test_an_ungrouped_convolution_compiles_no_group_offsets(instructions, arch):
+    """GROUPS = 1 is a constant after Triton's specialization: the group's grid axis is never even read."""
+    assert instructions[f"float16 {arch}"]["ctaid.y"] == 0
+
+
+# -- groups: the path rule, the direct kernel's tiles and keys ----------------------------------------------
+
+
+def grouped(c_in=64, c_out=64, groups=64, k=3):
+    return conv_op.ConvGeometry(32, c_in, 56, 56, c_out, k, k, (1, 1), (k // 2, k // 2), (1, 1), groups)
+
+
+def test_the_path_rule():
+    # Ungrouped always takes the implicit GEMM, however few its input channels (a 3-channel stem).
+    assert not conv_op.uses_direct_kernel(grouped(c_in=3, c_out=32, groups=1))
+    assert conv_op.uses_direct_kernel(grouped(groups=64))  # depthwise
+    assert conv_op.uses_direct_kernel(grouped(c_out=128, groups=64))  # with a channel multiplier
+    assert conv_op.uses_direct_kernel(grouped(c_in=30, c_out=30, groups=2))  # 15 per group
+    assert not conv_op.uses_direct_kernel(grouped(c_in=32, c_out=32, groups=2))  # 16 per group: tl.dot's K
+    assert conv_op.DOT_MIN_K == 16
+    assert (conv_op.kernel_path(grouped(groups=64)), conv_op.kernel_path(grouped(groups=1))) == (
+        "direct", "implicit_gemm")
+
+
+def test_one_groups_gemm_sizes():
+    g = grouped(c_in=64, c_out=128, groups=2)
+    assert (g.c_in_per_group, g.c_out_per_group) == (32, 64)
+    assert g.gemm() == (32 * 56 * 56, 64, 9 * 32)
+
+
+def test_direct_candidates_fit_the_problem():
+    # 64 channels: every tile up to 128 channels wide (twice the channels), 16x256 left out.
+    found = conv_op.candidates(grouped(), element_size=2)
+    assert found == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 128] and len(found) == 6
+    for c in conv_op.DIRECT_CANDIDATES:  # 32 float32 sums per thread, no pipelined loop
+        assert c.block_m * c.block_n // (32 * c.num_warps) == 32 and c.num_stages == 1
+    # 8 channels: no tile wider than 32 channels (twice 8 rounded up to 16, `tuning.padding_limits`).
+    narrow = conv_op.candidates(grouped(c_in=8, c_out=8, groups=8), element_size=2)
+    assert narrow == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 32] and len(narrow) == 2
+    # The implicit GEMM's K steps follow one group's channels: 16 per group, K steps of 16.
+    per_group = conv_op.candidates(grouped(c_in=32, c_out=32, groups=2), element_size=2)
+    assert per_group and all(c.block_k == 16 for c in per_group) and all(c.block_n <= 32 for c in per_group)
+
+
+def test_tuning_keys_tell_groups_apart():
+    x = torch.empty(32, 64, 56, 56, dtype=torch.float16).to(memory_format=torch.channels_last)
+    dense_w = torch.empty(64, 64, 3, 3, dtype=torch.float16)
+    # The ungrouped key is what it was before groups existed: the shipped winners are keyed so.
+    dense = conv_op.tuning_key(x, dense_w, geometry(), "tf32", True)
+    assert dense == "cpu|conv2d_bn_silu|float16|tf32|x-nhwc|w-nchw|3x3|s1x1|" + tuning.shape_bucket(
+        32 * 56 * 56, 64, 9 * 64, fine=True)
+    halves = conv_op.tuning_key(x, torch.empty(64, 32, 3, 3, dtype=torch.float16), grouped(groups=2), "tf32", True)
+    assert halves.endswith("|groups2") and halves != dense
+    depthwise = conv_op.tuning_key(x, torch.empty(64, 1, 3, 3, dtype=torch.float16), grouped(), "tf32", True)
+    assert depthwise.endswith("|direct-1x1") and depthwise not in (dense, halves)
+    doubled = conv_op.tuning_key(x, torch.empty(128, 1, 3, 3, dtype=torch.float16), grouped(c_out=128), "tf32", True)
+    assert doubled.endswith("|direct-1x2") and doubled != depthwise
+
+
+def test_64_bit_offsets_for_direct_tiles():
+    w = _Strided((16, 1, 3, 3), (9, 1, 3, 1))
+    huge = _Strided((1, 16, 16384, 8192), (16 * 16384 * 8192, 1, 8192 * 16, 16))  # 2**31 elements, channels-last
+    small = _Strided((1, 16, 512, 512), (16 * 512 * 512, 1, 512 * 16, 16))
+    for tile in conv_op.DIRECT_CANDIDATES:
+        assert conv_op._needs_64bit_offsets(huge, w, huge, tile)
+        assert not conv_op._needs_64bit_offsets(small, w, small, tile)
+
+
+_DIRECT_WORKER = r"""
+import json, re, collections, torch, triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from tilelab.inspect import census, tools
+from tilelab.ops.conv import inspection_source
+
+found = {}
+for dtype in ("float16", "bfloat16", "float32"):
+    kernel, signature, constexprs, attrs, config = inspection_source(getattr(torch, dtype), groups=64)
+    compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
+                              options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+    ptx = compiled.asm["ptx"]
+    ops = re.findall(r"\b(wgmma\.mma_async|mma\.sync|ld\.global\.v4\.b32|fma\.rn\.f32|ld\.local|st\.local)\b", ptx)
+    found[dtype] = {"kernel": kernel.__name__, "config": config.as_dict(), "ops": collections.Counter(ops),
+                    "ptxas": census.parse_ptxas_verbose(tools.ptxas_verbose(ptx, "sm_90a") or "")}
+kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, groups=2)
+compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
+                          options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+found["two groups"] = {"kernel": kernel.__name__, "ctaid.y": compiled.asm["ptx"].count("%ctaid.y"),
+                       "wgmma": compiled.asm["ptx"].count("wgmma.mma_async")}
+print(json.dumps(found))
+"""
+
+
+@pytest.fixture(scope="module")
+def grouped_kernels() -> dict:
+    return json.loads(run_without_interpreter(_DIRECT_WORKER))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_depthwise_compiles_to_fmas_on_16_byte_loads_without_spills(grouped_kernels, dtype):
+    """sm_90, channels-last, 3x3 depthwise on the first candidate tile (64 pixels x 64 channels, 4 warps)."""
+    found = grouped_kernels[dtype]
+    ops = collections.Counter(found["ops"])
+    assert found["kernel"] == "conv2d_bn_silu_direct_kernel"
+    assert ops["wgmma.mma_async"] == 0 and ops["mma.sync"] == 0  # no tensor cores
+    config = found["config"]
+    per_thread = config["block_m"] * config["block_n"] // (32 * config["num_warps"])
+    assert ops["fma.rn.f32"] >= per_thread  # the tap loop's multiply-adds, one per element of its tile
+    # Each thread's share of a tap's x tile arrives in 16-byte loads (adjacent channels, adjacent addresses): the
+    # only vector loads in the kernel (the weight's channels are 9 elements apart, the batch norm's not aligned).
+    element_size = 4 if dtype == "float32" else 2
+    assert ops["ld.global.v4.b32"] == per_thread * element_size // 16
+    assert ops["ld.local"] == 0 and ops["st.local"] == 0
+    if found["ptxas"]["spill_stores_bytes"] is not None:  # ptxas ships inside Triton's wheel
+        assert found["ptxas"]["spill_stores_bytes"] == 0 and found["ptxas"]["spill_loads_bytes"] == 0
+
+
+def test_two_groups_of_32_channels_are_implicit_gemms_along_the_grids_second_axis(grouped_kernels):
+    found = grouped_kernels["two groups"]
+    assert found["kernel"] == "conv2d_bn_silu_kernel" and found["wgmma"] > 0 and found["ctaid.y"] > 0

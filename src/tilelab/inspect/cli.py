@@ -12,6 +12,7 @@
     kernel-inspect --path descriptor --row-classes 8                 # A's rows off sectors, read in 8 classes
     kernel-inspect --path persistent --batch --row-classes 8         # ... and a batch's, in 4-D
     kernel-inspect --op conv2d_bn_silu --target sm_90                # conv + batch norm + SiLU (implicit GEMM)
+    kernel-inspect --op conv2d_bn_silu --groups 64                   # depthwise: the direct kernel (FMAs)
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -42,13 +43,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul", "conv2d_bn_silu"],
                    help="matmul, scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent), or "
                         "conv2d_bn_silu (convolution + inference batch norm + SiLU, one implicit-GEMM kernel, "
-                        "inspected with a 3x3 filter on channels-last 64-channel images)")
+                        "or with --groups the direct kernel; inspected with a 3x3 filter on channels-last "
+                        "64-channel images)")
     p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
                                       "registers", "pingpong", "implicit-gemm"],
                    help="matmul's kernel (default descriptor); persistent, splitk*, registers (tf32) and "
                         "pingpong (fp16/bf16) are the Hopper kernels (the last two in Gluon, sm_90 only); "
                         "split-K loads through pointers (splitk) under 256 rows of C, through TMA "
-                        "(splitk-descriptor) from 256 rows; conv2d_bn_silu has one, implicit-gemm (implied)")
+                        "(splitk-descriptor) from 256 rows; conv2d_bn_silu's is implied (implicit-gemm, or with "
+                        "--groups under 16 channels per group the direct kernel)")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
                    help="matmul and conv2d_bn_silu: float16 (default), bfloat16, float32; scaled_matmul: "
                         "float8_e4m3fn (implied)")
@@ -78,6 +81,9 @@ def parser() -> argparse.ArgumentParser:
                         "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
                         "128x64x32-w4-s6); conv2d_bn_silu: seed, interpreter or a candidate's label (e.g. "
                         "128x128x64-g8-w8-s3); default: the first tuning candidate")
+    p.add_argument("--groups", type=int, default=1,
+                   help="conv2d_bn_silu only: a grouped convolution of the 64 channels inspected (a divisor of 64); "
+                        "from 8 groups (under 16 input channels per group) the direct kernel, e.g. 64: depthwise")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")
@@ -100,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target,
                                          args.accumulate, args.b_layout, args.batch, args.row_classes or 1,
-                                         bias=args.bias, activation=args.activation)
+                                         bias=args.bias, activation=args.activation, groups=args.groups)
     except (ValueError, KeyError) as exc:
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -113,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     label += "-batch" if result.batched else ""
     label += f"-rowclasses{result.row_classes}" if result.row_classes > 1 else ""
     label += f"-epilogue-{result.epilogue}" if result.epilogue else ""
+    label += f"-groups{result.groups}" if result.groups > 1 else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     written = compiler.save(result, directory)
     if args.json:
@@ -123,19 +130,26 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _conv_title(result) -> str:
+    from tilelab.inspect.compile import CONV_DIRECT_PATH, CONV_KERNEL_SIZE
+
+    kernel = f"a {CONV_KERNEL_SIZE}x{CONV_KERNEL_SIZE} filter"
+    groups = f" in {result.groups} groups" if result.groups > 1 else ""
+    if result.path == CONV_DIRECT_PATH:
+        return f", {kernel}{groups}, direct (float32 FMAs, no dot; x, weight, y channels-last)"
+    return f", {kernel}{groups} as an implicit GEMM (x, weight, y channels-last; B = weight [N, K], K-major)"
+
+
 def print_census(result) -> None:
     from rich.console import Console
     from rich.table import Table
-
-    from tilelab.inspect.compile import CONV_KERNEL_SIZE
 
     c = result.census
     cfg = result.config
     title = (f"{result.kernel} for {result.target}: {result.dtype}"
              + (f" ({result.precision})" if result.dtype == "float32" else "")
              + (f" ({result.accumulate} accumulation)" if result.accumulate else "")
-             + (f", a {CONV_KERNEL_SIZE}x{CONV_KERNEL_SIZE} filter as an implicit GEMM (x, weight, y channels-last; "
-                "B = weight [N, K], K-major)" if result.op == "conv2d_bn_silu"
+             + (_conv_title(result) if result.op == "conv2d_bn_silu"
                 else f", B stored [{'N, K' if result.b_layout == 'nk' else 'K, N'}]")
              + (", a batch (3-D descriptors)" if result.batched else "")
              + (f", A's rows in {result.row_classes} classes (A and C {4 if result.batched else 3}-D)"

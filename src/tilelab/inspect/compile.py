@@ -27,12 +27,14 @@ class Inspection:
     batched: bool = False  # a batch with an A and a B per entry: 3-D descriptors
     row_classes: int = 1  # descriptor/persistent: A's rows read in classes (`tilelab.ops.matmul.row_classes`)
     epilogue: str | None = None  # matmul: tilelab.linear's fused epilogue, e.g. "bias-gelu", "silu"
+    groups: int = 1  # conv2d_bn_silu: the convolution's groups (of the 64 channels inspected)
 
 
 OPS = ("matmul", "scaled_matmul", "conv2d_bn_silu")
 MATMUL_DTYPES = ("float16", "bfloat16", "float32")
 CONV_DTYPES = MATMUL_DTYPES  # conv2d_bn_silu's input dtypes (`tilelab.ops.conv.INPUT_DTYPES`)
-CONV_PATH = "implicit-gemm"  # conv2d_bn_silu's one kernel: the convolution as an implicit GEMM
+CONV_PATH = "implicit-gemm"  # conv2d_bn_silu's kernel for dense convolutions: the convolution as an implicit GEMM
+CONV_DIRECT_PATH = "direct"  # conv2d_bn_silu's kernel for groups under 16 input channels (`--groups`): FMAs, no dot
 CONV_KERNEL_SIZE = 3  # conv2d_bn_silu is inspected with a 3x3 filter on channels-last 64-channel images
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
@@ -99,11 +101,12 @@ def resolve(op: str, path: str | None, dtype: str | None, precision: str | None,
 
 def _resolve_conv(path: str | None, dtype: str | None, precision: str | None, accumulate: str | None,
                   b_layout: str | None, batched: bool, row_classes: int) -> tuple[str, str, None, str]:
-    """conv2d_bn_silu: one kernel (the implicit GEMM), float16/bfloat16/float32, a precision for float32 only.
+    """conv2d_bn_silu: the implicit GEMM (the direct kernel comes with --groups, `_conv_groups_path`),
+    float16/bfloat16/float32, a precision for float32 only.
     Its B is the weight, inspected channels-last: [C_out, KH*KW*C_in] rows, K-major ("nk"), not a choice."""
     if path not in (None, CONV_PATH):
-        raise ValueError(f"conv2d_bn_silu has one kernel, the implicit GEMM (--path {CONV_PATH}): leave --path out, "
-                         f"not --path {path}")
+        raise ValueError(f"conv2d_bn_silu's kernel is the implicit GEMM (--path {CONV_PATH}), or with --groups the "
+                         f"direct kernel: leave --path out, not --path {path}")
     dtype = dtype or "float16"
     if dtype not in CONV_DTYPES:
         raise ValueError(f"conv2d_bn_silu takes --dtype {', '.join(CONV_DTYPES)}, not {dtype}")
@@ -125,7 +128,7 @@ def _resolve_conv(path: str | None, dtype: str | None, precision: str | None, ac
 
 def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
                   accumulate: str | None = None, b_layout: str = "kn", batched: bool = False, row_classes: int = 1,
-                  bias: bool = False, activation: str | None = None):
+                  bias: bool = False, activation: str | None = None, groups: int = 1):
     """(jit function, signature, constexprs, attrs, config) from the library, for ASTSource."""
     import torch
 
@@ -138,7 +141,7 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
     if op == "conv2d_bn_silu":
         from tilelab.ops import conv as conv_op
 
-        return conv_op.inspection_source(torch_dtype, precision, config, kernel_size=CONV_KERNEL_SIZE)
+        return conv_op.inspection_source(torch_dtype, precision, config, kernel_size=CONV_KERNEL_SIZE, groups=groups)
     b_k_major = b_layout == "nk"
     if path in hopper.MATMUL_PATHS:
         return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major,
@@ -155,7 +158,8 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
 def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | None = None,
                    precision: str | None = None, config: str | None = None, target: str = "sm_90",
                    accumulate: str | None = None, b_layout: str | None = None, batched: bool = False,
-                   row_classes: int = 1, *, bias: bool = False, activation: str | None = None) -> Inspection:
+                   row_classes: int = 1, *, bias: bool = False, activation: str | None = None,
+                   groups: int = 1) -> Inspection:
     """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8;
     conv2d_bn_silu: implicit-gemm, float16).
 
@@ -164,9 +168,12 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     persistent and pingpong paths, the kernels a batch takes by default.
     bias, activation: matmul with `tilelab.linear`'s fused epilogue (the pointer, descriptor, persistent,
     split-K and pingpong kernels, `apply_epilogue`).
+    groups: conv2d_bn_silu as a grouped convolution of its 64 channels: from 8 groups (under 16 input channels
+    each) the direct kernel, as a launch would take it.
     """
     import triton
 
+    requested_path = path
     path, dtype, accumulate, b_layout = resolve(op, path, dtype, precision, accumulate, b_layout, batched,
                                                 row_classes)
     if row_classes != 1 and (op != "matmul" or path not in CLASS_PATHS or dtype == "float32"):
@@ -177,6 +184,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
                          f"--op {op} --path {path}")
     if dtype != "float32" and precision is not None:
         raise ValueError("--precision applies to --dtype float32 only")
+    if groups != 1:
+        path = _conv_groups_path(op, groups, requested_path)
     if (bias or activation) and (op != "matmul" or path not in EPILOGUE_PATHS):
         raise ValueError(f"--bias and --activation are tilelab.linear's fused epilogue, in matmul's "
                          f"{', '.join(EPILOGUE_PATHS)} kernels; not --op {op} --path {path}")
@@ -188,7 +197,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     else:
         kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config,
                                                                      accumulate, b_layout, batched, row_classes,
-                                                                     bias, activation)
+                                                                     bias, activation, groups)
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
         compiled = triton.compile(source, target=gpu_target,
                                   options={"num_warps": chosen.num_warps, "num_stages": chosen.num_stages})
@@ -207,9 +216,26 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         config=chosen.as_dict(), target=targets.label(gpu_target), stages=stages, metadata=metadata, census={},
         accumulate=accumulate, b_layout=b_layout, batched=batched, row_classes=row_classes,
         epilogue="-".join(part for part in ("bias" if bias else "", activation or "") if part) or None,
+        groups=groups,
     )
     result.census = take_census(stages, compiled, target == "native")
     return result
+
+
+def _conv_groups_path(op: str, groups: int, requested_path: str | None) -> str:
+    """The kernel a grouped conv2d_bn_silu of the 64 inspected channels takes (`tilelab.ops.conv.kernel_path`)."""
+    from tilelab.ops import conv as conv_op
+
+    if op != "conv2d_bn_silu":
+        raise ValueError(f"--groups applies to --op conv2d_bn_silu only, not --op {op}")
+    if groups < 1 or 64 % groups:
+        raise ValueError(f"--groups must divide the 64 channels conv2d_bn_silu is inspected with; got {groups}")
+    geometry = conv_op.ConvGeometry(32, 64, 56, 56, 64, CONV_KERNEL_SIZE, CONV_KERNEL_SIZE, (1, 1), (1, 1), (1, 1),
+                                    groups)
+    path = CONV_DIRECT_PATH if conv_op.uses_direct_kernel(geometry) else CONV_PATH
+    if requested_path not in (None, path):
+        raise ValueError(f"--groups {groups} takes conv2d_bn_silu's {path} kernel: leave --path out")
+    return path
 
 
 def _require_hopper(path: str, gpu_target) -> None:
@@ -300,6 +326,7 @@ def as_json(result: Inspection) -> dict:
         "kernel": result.kernel, "op": result.op, "path": result.path, "dtype": result.dtype,
         "precision": result.precision, "accumulate": result.accumulate, "b_layout": result.b_layout,
         "batched": result.batched, "row_classes": result.row_classes, "epilogue": result.epilogue,
+        "groups": result.groups,
         "config": result.config,
         "target": result.target,
         "metadata": result.metadata, "census": result.census, "stages": sorted(result.stages),

@@ -1,28 +1,33 @@
-"""A convolution, batch norm and SiLU in one kernel: the convolution computed as a matrix product (implicit GEMM).
+"""A convolution, batch norm and SiLU in one launch of one of two kernels: an implicit GEMM, or a direct
+(depthwise) kernel for grouped convolutions with few input channels per group.
 
-Only `@triton.jit` code lives here; `tilelab.ops.conv` checks the inputs, picks a tile and launches.
+Only `@triton.jit` code lives here; `tilelab.ops.conv` checks the inputs, picks the kernel and a tile, and launches.
 
-The product, without ever building it in memory:
+Groups mean what they mean in `torch.nn.functional.conv2d`: the C_in input and C_out output channels are split
+into G groups, and output channel c only sees the C_in/G input channels of its own group, c // (C_out/G). The
+weight is [C_out, C_in/G, KH, KW]. Depthwise is G = C_in: one input channel per group (MobileNet, EfficientNet).
+
+The implicit GEMM (`conv2d_bn_silu_kernel`): each group is a matrix product, never built in memory:
 
     C[M, N] = A[M, K] @ B[K, N]
     M = batch * OH * OW     one row per output pixel          (pixel m -> image n, row oh, column ow)
-    N = C_out               one column per output channel
-    K = KH * KW * C_in      one term per filter tap and input channel (k -> tap (r, s), channel c)
+    N = C_out / G           one column per output channel of the group
+    K = KH * KW * C_in / G  one term per filter tap and input channel of the group (k -> tap (r, s), channel c)
 
 A[m, k] is the input pixel that filter tap (r, s) of output pixel m lands on, x[n, c, oh*stride - pad + r*dil,
 ow*stride - pad + s*dil], or 0 where that falls in the padding around the image. B[k, n] is weight[n, c, r, s].
 "Implicit": A exists only as addresses. Each K step loads its [BLOCK_M, BLOCK_K] block of A straight from x,
 gathering one input pixel per row, so no im2col copy (KH*KW times the input) is ever written.
 
-The batch norm is folded per output channel inside the kernel, from its running statistics, so a call is one
-launch:
+The direct kernel (`conv2d_bn_silu_direct_kernel`): with fewer than 16 input channels per group, K would be
+shorter than the smallest tensor-core product (tl.dot needs K >= 16) and the product would multiply mostly
+padding. It multiplies and adds in float32 instead (FMAs), a tile of output pixels x output channels at a time.
+
+The batch norm is folded per output channel inside either kernel, from its running statistics, so a call is
+one launch:
 
     batch_norm(conv + bias) = conv * scale + shift
     scale = gamma / sqrt(var + eps)        shift = beta + (bias - mean) * scale
-
-The K loop walks the taps outermost and the input channels innermost, in BLOCK_K runs that never cross a tap,
-so one K step reads one input pixel per row: with channels-last storage each row of the block is a contiguous
-run of channels.
 
 Every tensor arrives with its four strides: NCHW and channels-last storage, and sliced views, take the same
 code (Triton specializes a stride of 1, so the contiguous dimension is known at compile time).
@@ -35,6 +40,63 @@ from tilelab.kernels.matmul import grouped_tile
 
 
 @triton.jit
+def output_tile(pid_m, pid_n, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, OFFSETS_64: tl.constexpr):
+    """A tile's output pixels and channels (its rows and columns), and which of them exist."""
+    pixels = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    channels = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    if OFFSETS_64:
+        # Element offsets past 2**31 would wrap in int32 arithmetic.
+        pixels = pixels.to(tl.int64)
+        channels = channels.to(tl.int64)
+    return pixels, channels, pixels < M, channels < N
+
+
+@triton.jit
+def output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W):
+    """Which image, row and column each output pixel is, and where its filter window starts in x."""
+    image = pixels // (OH * OW)
+    oh = (pixels // OW) % OH
+    ow = pixels % OW
+    return image, oh, ow, oh * STRIDE_H - PAD_H, ow * STRIDE_W - PAD_W
+
+
+@triton.jit
+def batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, EPS,
+                          y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
+                          SILU: tl.constexpr, HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr,
+                          HAS_BETA: tl.constexpr):
+    """Both kernels' epilogue: the batch norm and SiLU on the float32 accumulator [pixels, channels] (`channels`:
+    the output channels), then the one rounding to y's dtype and the one store, at output pixels (image, oh, ow).
+
+    bias, mean, var, gamma and beta hold one value per output channel (any float dtype); without HAS_BIAS,
+    HAS_GAMMA or HAS_BETA that term is 0, 1 or 0 and its pointer is never read. SILU=False stops after the batch
+    norm, which tests use to see the two parts apart.
+    """
+    # The batch norm folded into one scale and one shift per channel (computed by every program: a few
+    # instructions per channel).
+    mean = tl.load(mean_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
+    var = tl.load(var_ptr + channels, mask=channel_ok, other=1.0).to(tl.float32)
+    scale = tl.rsqrt(var + EPS)
+    if HAS_GAMMA:
+        scale *= tl.load(gamma_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
+    shift = -mean
+    if HAS_BIAS:
+        shift += tl.load(bias_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
+    shift *= scale
+    if HAS_BETA:
+        shift += tl.load(beta_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
+    z = acc * scale[None, :] + shift[None, :]
+    if SILU:
+        z = z * tl.sigmoid(z)
+
+    # The output addresses are formed here, after the epilogue's loads: for groups=1 the implicit GEMM then
+    # compiles to the same machine code as before groups existed.
+    y_rows = y_ptr + image * stride_yn + oh * stride_yh + ow * stride_yw
+    y_tile = y_rows[:, None] + channels[None, :] * stride_yc
+    tl.store(y_tile, z.to(y_ptr.dtype.element_ty), mask=pixel_ok[:, None] & channel_ok[None, :])
+
+
+@triton.jit
 def conv2d_bn_silu_kernel(
     x_ptr, w_ptr, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, y_ptr,
     BATCH, C_IN, H, W, C_OUT, OH, OW,
@@ -43,6 +105,7 @@ def conv2d_bn_silu_kernel(
     stride_yn, stride_yc, stride_yh, stride_yw,
     STRIDE_H, STRIDE_W, PAD_H, PAD_W, DIL_H, DIL_W,
     EPS,
+    GROUPS,
     KH: tl.constexpr, KW: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
@@ -51,38 +114,38 @@ def conv2d_bn_silu_kernel(
     SILU: tl.constexpr,
     HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
 ):
-    """y = SiLU(batch_norm(conv2d(x, w) + bias)), one BLOCK_M x BLOCK_N tile (pixels x output channels) per program.
+    """y = SiLU(batch_norm(conv2d(x, w, groups=GROUPS) + bias)) as an implicit GEMM per group: one BLOCK_M x BLOCK_N
+    tile (pixels x the group's output channels) per program; the grid's second axis is the group.
 
-    bias, mean, var, gamma and beta hold one value per output channel (any float dtype); without HAS_BIAS,
-    HAS_GAMMA or HAS_BETA that term is 0, 1 or 0 and its pointer is never read. SILU=False stops after the batch
-    norm, which tests use to see the two parts apart.
+    C_IN and C_OUT count one group's channels (C_in / GROUPS and C_out / GROUPS): the product's K and N.
     """
     M = BATCH * OH * OW
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, C_OUT, BLOCK_M, BLOCK_N, GROUP_M)
-    pixels = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)  # rows of C: output pixels
-    channels = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)  # columns of C: output channels
+    # Rows of C: output pixels; columns of C: the group's output channels.
+    pixels, group_channels, pixel_ok, channel_ok = output_tile(pid_m, pid_n, M, C_OUT, BLOCK_M, BLOCK_N, OFFSETS_64)
     ks = tl.arange(0, BLOCK_K)  # input channels inside one K step
     if OFFSETS_64:
-        # Element offsets past 2**31 would wrap in int32 arithmetic.
-        pixels = pixels.to(tl.int64)
-        channels = channels.to(tl.int64)
         ks = ks.to(tl.int64)
-    pixel_ok = pixels < M
-    channel_ok = channels < C_OUT
 
-    # Which image, row and column each output pixel is, and where its filter window starts in x.
-    image = pixels // (OH * OW)
-    oh = (pixels // OW) % OH
-    ow = pixels % OW
-    window_h = oh * STRIDE_H - PAD_H
-    window_w = ow * STRIDE_W - PAD_W
+    image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W)
     x_images = x_ptr + image * stride_xn
+    channels = group_channels  # output channels in y, and in the weight's and batch norm's rows
+    if GROUPS > 1:
+        # Triton specializes GROUPS == 1 into a constant, so an ungrouped convolution compiles none of this (for
+        # other values it is a branch every program takes, once).
+        conv_group = tl.program_id(1)
+        if OFFSETS_64:
+            conv_group = conv_group.to(tl.int64)
+        x_images += conv_group * C_IN * stride_xc  # the group's input channels
+        channels += conv_group * C_OUT
     w_channels = w_ptr + channels * stride_wo
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     c_steps = tl.cdiv(C_IN, BLOCK_K)
-    # One loop over all K steps (tap, then channel run), so the compiler pipelines the whole reduction, not
-    # a few channel runs per tap.
+    # The K loop walks the taps outermost and the input channels innermost, in BLOCK_K runs that never cross a
+    # tap, so one K step reads one input pixel per row: with channels-last storage each row of the block is a
+    # contiguous run of channels. One loop over all K steps (tap, then channel run), so the compiler pipelines
+    # the whole reduction, not a few channel runs per tap.
     for step in range(0, KH * KW * c_steps):
         tap = step // c_steps
         r = tap // KW
@@ -99,23 +162,69 @@ def conv2d_bn_silu_kernel(
         b = tl.load(w_cols[None, :] + c[:, None] * stride_wc, mask=c_ok[:, None] & channel_ok[None, :], other=0.0)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
-    # The epilogue, on the float32 accumulator before the one rounding to y's dtype: the batch norm folded into
-    # one scale and one shift per channel (BLOCK_N values, computed by every program: a few instructions).
-    mean = tl.load(mean_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
-    var = tl.load(var_ptr + channels, mask=channel_ok, other=1.0).to(tl.float32)
-    scale = tl.rsqrt(var + EPS)
-    if HAS_GAMMA:
-        scale *= tl.load(gamma_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
-    shift = -mean
-    if HAS_BIAS:
-        shift += tl.load(bias_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
-    shift *= scale
-    if HAS_BETA:
-        shift += tl.load(beta_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
-    z = acc * scale[None, :] + shift[None, :]
-    if SILU:
-        z = z * tl.sigmoid(z)
+    batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, EPS,
+                          y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
+                          SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)
 
-    y_rows = y_ptr + image * stride_yn + oh * stride_yh + ow * stride_yw
-    y_tile = y_rows[:, None] + channels[None, :] * stride_yc
-    tl.store(y_tile, z.to(y_ptr.dtype.element_ty), mask=pixel_ok[:, None] & channel_ok[None, :])
+
+@triton.jit
+def conv2d_bn_silu_direct_kernel(
+    x_ptr, w_ptr, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, y_ptr,
+    BATCH, H, W, C_OUT, OH, OW,
+    stride_xn, stride_xc, stride_xh, stride_xw,
+    stride_wo, stride_wc, stride_wh, stride_ww,
+    stride_yn, stride_yc, stride_yh, stride_yw,
+    STRIDE_H, STRIDE_W, PAD_H, PAD_W, DIL_H, DIL_W,
+    EPS,
+    C_IN_PER_GROUP, C_OUT_PER_GROUP,
+    KH: tl.constexpr, KW: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_C: tl.constexpr,
+    OFFSETS_64: tl.constexpr,
+    SILU: tl.constexpr,
+    HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
+):
+    """y = SiLU(batch_norm(conv2d(x, w, groups=C_OUT / C_OUT_PER_GROUP) + bias)) without a matrix product: one
+    BLOCK_M x BLOCK_C tile (output pixels x output channels, across groups) per program, summed in float32 FMAs.
+
+    Output channel c belongs to group c // C_OUT_PER_GROUP and reads that group's C_IN_PER_GROUP input channels
+    (with a channel multiplier, C_OUT_PER_GROUP > 1, several output channels read the same ones). Depthwise,
+    both are 1, which Triton specializes into constants: output channel c reads input channel c.
+    """
+    M = BATCH * OH * OW
+    # Consecutive programs take consecutive pixel tiles of one channel tile, so the rows their filter windows
+    # share (the halo above and below) are still in L2.
+    pixels, channels, pixel_ok, channel_ok = output_tile(tl.program_id(0), tl.program_id(1), M, C_OUT, BLOCK_M,
+                                                         BLOCK_C, OFFSETS_64)
+
+    image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W)
+    x_images = x_ptr + image * stride_xn
+    # Each output channel's first input channel. Depthwise with channels-last x (stride_xc == 1), adjacent output
+    # channels read adjacent input channels: each pixel's loads are one contiguous run of channels, which
+    # coalesces and vectorizes.
+    x_first_channels = (channels // C_OUT_PER_GROUP) * C_IN_PER_GROUP
+    w_channels = channels * stride_wo  # offsets, not addresses: 32-bit registers (64 with OFFSETS_64)
+
+    acc = tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32)
+    # A loop over the taps, not unrolled: unrolled, the compiler hoists every tap's loads and addresses together
+    # and spills (a 3x3 depthwise 64x64 tile compiled for sm_90 spilled kilobytes; looped, nothing).
+    for tap in range(KH * KW):
+        r = tap // KW
+        s = tap % KW
+        ih = window_h + r * DIL_H
+        iw = window_w + s * DIL_W
+        # Taps in the padding read 0 (the mask), which adds nothing, as zero padding means.
+        inside = pixel_ok & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
+        x_rows = x_images + ih * stride_xh + iw * stride_xw
+        x_ok = inside[:, None] & channel_ok[None, :]
+        w_tap = w_channels + r * stride_wh + s * stride_ww
+        for j in range(C_IN_PER_GROUP):
+            # Each 2-D address formed inside the loop: hoisted out of it, a tile of 64-bit addresses per tap
+            # would stay live in registers.
+            x_columns = (x_first_channels + j) * stride_xc
+            a = tl.load(x_rows[:, None] + x_columns[None, :], mask=x_ok, other=0.0).to(tl.float32)
+            b = tl.load(w_ptr + (w_tap + j * stride_wc), mask=channel_ok, other=0.0).to(tl.float32)
+            acc += a * b[None, :]  # float32 multiply-adds, which the compiler fuses into FMAs
+
+    batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, EPS,
+                          y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
+                          SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)

@@ -1,9 +1,16 @@
 """`tilelab.conv2d_bn_silu`: a convolution, an inference-mode batch norm and SiLU in one Triton kernel.
 
-Contract check -> plan (tile config, tuned per problem kind) -> launch `tilelab.kernels.conv.conv2d_bn_silu_kernel`,
-which computes the convolution as an implicit GEMM, folds the batch norm into a scale and a shift per channel and
-applies them and SiLU to its float32 accumulator before the single store. Unfused, torch runs three kernels (and
-more for the bias and the statistics) and writes and reads the convolution's output twice more.
+Contract check -> plan (kernel, tile config tuned per problem kind) -> launch one of two kernels in
+`tilelab.kernels.conv`, each of which folds the batch norm into a scale and a shift per channel and applies them and
+SiLU to its float32 accumulator before the single store:
+
+- `conv2d_bn_silu_kernel` computes the convolution as an implicit GEMM per group (tensor cores);
+- `conv2d_bn_silu_direct_kernel` multiplies and adds in float32 FMAs, for grouped convolutions with fewer than
+  `DOT_MIN_K` input channels per group (depthwise among them), whose per-group K is too short for tl.dot
+  (`uses_direct_kernel`).
+
+Unfused, torch runs three kernels (and more for the bias and the statistics) and writes and reads the
+convolution's output twice more.
 
 The first call with a given signature (shapes, strides, dtypes, alignment, options) records its launch; later
 calls with the same signature replay it (`_ConvReplay`), skipping the checks, the plan and Triton's binder, as
@@ -32,7 +39,15 @@ INT32_LIMIT = 2**31
 
 # The seed chapter's fused convolution: 32 output pixels x 32 channels x 32 K terms, GROUP_M 8.
 SEED = Config(block_m=32, block_n=32, block_k=32, group_m=8, num_warps=4, num_stages=2)
+# On the direct kernel a config's block_m is its tile's output pixels and block_n its output channels (seed:
+# 32 x 32); block_k, group_m and num_stages mean nothing to it.
 NAMED_CONFIGS: dict[str, Config] = {"seed": SEED, "interpreter": tuning.INTERPRETER}
+
+# The two kernels (`describe_plan`'s "path").
+IMPLICIT_GEMM = "implicit_gemm"
+DIRECT = "direct"
+# tl.dot's smallest K: a group with fewer input channels per filter tap would be multiplied mostly as padding.
+DOT_MIN_K = 16
 
 # Tried on the GPU, largest tiles first (pruned by the problem's size). The loads gather one input pixel per
 # row, so they go through registers (cp.async), not TMA: deeper pipelines than the matmul's TMA tiles.
@@ -49,9 +64,32 @@ GPU_CANDIDATES: tuple[Config, ...] = (
 )
 
 
+def direct_tile(pixels: int, channels: int, num_warps: int) -> Config:
+    """A direct-kernel tile as a Config: block_m output pixels x block_n output channels. block_k (16, the
+    smallest a Config may have) and group_m are not used; the kernel has no pipelined loop (num_stages 1)."""
+    return Config(pixels, channels, 16, group_m=1, num_warps=num_warps, num_stages=1)
+
+
+# The direct kernel's tiles tried on the GPU (pruned by the problem's size), every one with 32 float32 sums per
+# thread: square, tall for few channels, wide for many. Not yet measured on the H200.
+DIRECT_CANDIDATES: tuple[Config, ...] = (
+    direct_tile(64, 64, 4),
+    direct_tile(128, 32, 4),
+    direct_tile(32, 128, 4),
+    direct_tile(16, 256, 4),
+    direct_tile(256, 16, 4),
+    direct_tile(128, 64, 8),
+    direct_tile(64, 128, 8),
+)
+# The direct kernel keeps block_m x block_n float32 sums in registers, spread over the program's threads: a
+# config is refused beyond this many per thread (the candidates have 32), before it would spill.
+DIRECT_MAX_SUMS_PER_THREAD = 64
+
+
 @dataclasses.dataclass(frozen=True)
 class ConvGeometry:
-    """Sizes of one call: input [batch, c_in, h, w], filter [c_out, c_in, kh, kw], output [batch, c_out, oh, ow]."""
+    """Sizes of one call: input [batch, c_in, h, w], filter [c_out, c_in / groups, kh, kw], output
+    [batch, c_out, oh, ow]."""
 
     batch: int
     c_in: int
@@ -63,6 +101,15 @@ class ConvGeometry:
     stride: tuple[int, int]
     padding: tuple[int, int]
     dilation: tuple[int, int]
+    groups: int = 1
+
+    @property
+    def c_in_per_group(self) -> int:
+        return self.c_in // self.groups
+
+    @property
+    def c_out_per_group(self) -> int:
+        return self.c_out // self.groups
 
     @property
     def oh(self) -> int:
@@ -73,37 +120,56 @@ class ConvGeometry:
         return (self.w + 2 * self.padding[1] - self.dilation[1] * (self.kw - 1) - 1) // self.stride[1] + 1
 
     def gemm(self) -> tuple[int, int, int]:
-        """The implicit GEMM's M, N, K: output pixels, output channels, filter taps times input channels."""
-        return self.batch * self.oh * self.ow, self.c_out, self.kh * self.kw * self.c_in
+        """One group's implicit GEMM's M, N, K: output pixels, the group's output channels, filter taps times the
+        group's input channels (groups=1: the whole convolution)."""
+        return self.batch * self.oh * self.ow, self.c_out_per_group, self.kh * self.kw * self.c_in_per_group
+
+
+def uses_direct_kernel(g: ConvGeometry) -> bool:
+    """The path rule: a grouped convolution with fewer than DOT_MIN_K input channels per group (depthwise among
+    them) takes the direct kernel, whose FMAs multiply no padding; the implicit GEMM would pad each group's K up
+    to tl.dot's 16. An ungrouped convolution always takes the implicit GEMM, however few its input channels (a
+    3-channel stem too: its measured results are that kernel's)."""
+    return g.groups > 1 and g.c_in_per_group < DOT_MIN_K
+
+
+def kernel_path(g: ConvGeometry) -> str:
+    return DIRECT if uses_direct_kernel(g) else IMPLICIT_GEMM
 
 
 def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
                    running_mean: torch.Tensor, running_var: torch.Tensor,
                    bn_weight: torch.Tensor | None = None, bn_bias: torch.Tensor | None = None,
-                   eps: float = 1e-5, stride=1, padding=0, dilation=1,
+                   eps: float = 1e-5, stride=1, padding=0, dilation=1, groups: int = 1,
                    precision: str | None = None, config: str | Config | None = None,
                    silu: bool = True) -> torch.Tensor:
-    """SiLU(batch_norm(conv2d(x, weight, bias))) with the batch norm in inference mode, in one kernel.
+    """SiLU(batch_norm(conv2d(x, weight, bias, groups=groups))) with the batch norm in inference mode, in one kernel.
 
-    The arguments are those of `torch.nn.functional.conv2d` (groups=1) and `batch_norm(training=False)`:
+    The arguments are those of `torch.nn.functional.conv2d` and `batch_norm(training=False)`:
     `running_mean`, `running_var`, `bn_weight` (gamma) and `bn_bias` (beta) are per output channel. x is
     [batch, C_in, H, W] in NCHW or channels-last storage (or any strided view); the output has x's memory
     format, as torch's convolution gives. `stride`, `padding` and `dilation` are an int or a pair;
-    `padding` may also be "valid" or "same" (stride 1).
+    `padding` may also be "valid" or "same" (stride 1). `groups` splits the channels as in torch: weight is
+    [C_out, C_in / groups, KH, KW], and C_in and C_out must be multiples of groups (groups = C_in: depthwise).
 
+    Grouped convolutions with fewer than 16 input channels per group (depthwise, ResNeXt's 4 or 8) run on a direct
+    kernel of float32 FMAs, the others on the implicit GEMM (`uses_direct_kernel`; `describe_plan` says which).
     float16/bfloat16 accumulate in float32 and return the input dtype; float32 takes `precision` ("tf32" by
-    default: tensor cores; "ieee" gives them up, as for `tilelab.matmul`). `config` forces a named ("seed": the
-    seed chapter's 32/32/32) or explicit `Config` instead of the tuned one. `silu=False` stops after the batch
-    norm. An input that requires grad goes through `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
+    default: tensor cores; "ieee" gives them up, as for `tilelab.matmul`) on the implicit GEMM, and is exact
+    float32 on the direct kernel whatever the precision. `config` forces a named ("seed": the seed chapter's
+    32/32/32) or explicit `Config` instead of the tuned one; on the direct kernel its block_m is the tile's
+    output pixels and block_n its output channels, at most 64 float32 sums per thread (block_m * block_n <=
+    64 * 32 * num_warps). `silu=False` stops after the batch norm. An input that requires grad goes through
+    `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
     """
     per_channel = (bias, running_mean, running_var, bn_weight, bn_bias)
-    key = _replay_key(x, weight, per_channel, eps, stride, padding, dilation, precision, config, silu)
+    key = _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, precision, config, silu)
     replay = _REPLAYS.get(key) if key is not None else None
     if replay is not None and matmul_op._no_launch_hooks():
         return replay(x, weight, per_channel)
 
     geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
-                      dilation, precision, config)
+                      dilation, groups, precision, config)
     if torch.is_grad_enabled() and any(t is not None and t.requires_grad
                                        for t in (x, weight, bias, bn_weight, bn_bias)):
         return _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, geometry,
@@ -164,8 +230,23 @@ def _per_channel(t, name: str, c_out: int, x: torch.Tensor, required: bool = Fal
     contracts.require_vector(t, name, c_out, "output channel", x)
 
 
+def _check_groups(groups, c_in: int, c_out: int, weight_c_in: int) -> None:
+    if isinstance(groups, bool) or not isinstance(groups, int):
+        raise contracts.InputTypeError(f"groups must be an int; got {type(groups).__name__}")
+    if groups < 1:
+        raise contracts.ContractError(f"groups must be >= 1; got {groups}")
+    if c_in % groups:
+        raise contracts.ShapeError(f"x's C_in = {c_in} is not divisible by groups = {groups}")
+    if c_out % groups:
+        raise contracts.ShapeError(f"weight's C_out = {c_out} is not divisible by groups = {groups}")
+    if weight_c_in != c_in // groups:
+        raise contracts.ShapeError(
+            f"weight has {weight_c_in} input channels per group, expected C_in / groups = {c_in} / {groups} = "
+            f"{c_in // groups}: weight must be [C_out, C_in / groups, KH, KW]")
+
+
 def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
-           precision, config) -> ConvGeometry:
+           groups, precision, config) -> ConvGeometry:
     contracts.require_tensor(x, "x")
     contracts.require_tensor(weight, "weight")
     if x.dim() != 4:
@@ -178,10 +259,7 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
     contracts.require_runnable_device({"x": x, "weight": weight})
     batch, c_in, h, w = x.shape
     c_out, w_c_in, kh, kw = weight.shape
-    if w_c_in != c_in:
-        raise contracts.ShapeError(
-            f"weight has {w_c_in} input channels, x has {c_in}: weight must be [C_out, C_in, KH, KW] "
-            "(grouped convolutions are not supported)")
+    _check_groups(groups, c_in, c_out, w_c_in)
     if kh == 0 or kw == 0:
         raise contracts.ShapeError(f"weight's filter must be at least 1x1; got {kh}x{kw}")
     _per_channel(bias, "bias", c_out, x)
@@ -206,11 +284,13 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
                 f"config must be None, a name or a tilelab.tuning.Config; got {type(config).__name__}")
         else:
             _check_tile(config)
-    geometry = ConvGeometry(batch, c_in, h, w, c_out, kh, kw, stride, padding, dilation)
+    geometry = ConvGeometry(batch, c_in, h, w, c_out, kh, kw, stride, padding, dilation, groups)
     if geometry.oh < 1 or geometry.ow < 1:
         raise contracts.ShapeError(
             f"the filter ({kh}x{kw}, dilation {dilation}) does not fit in x's {h}x{w} image with padding "
             f"{padding}: the output would be {geometry.oh}x{geometry.ow}")
+    if isinstance(config, Config) and uses_direct_kernel(geometry):
+        _check_direct_tile(config)
     return geometry
 
 
@@ -222,6 +302,16 @@ def _check_tile(config: Config) -> None:
     if config.group_m < 1 or config.num_warps not in (1, 2, 4, 8, 16) or config.num_stages < 1:
         raise contracts.ContractError(f"config {config.label()}: group_m and num_stages must be >= 1, "
                                       "num_warps a power of two up to 16")
+
+
+def _check_direct_tile(config: Config) -> None:
+    """The direct kernel's sums live in registers: block_m x block_n of them over 32 * num_warps threads."""
+    per_thread = config.block_m * config.block_n // (32 * config.num_warps)
+    if per_thread > DIRECT_MAX_SUMS_PER_THREAD:
+        raise contracts.ContractError(
+            f"config {config.label()}: the direct kernel (grouped, under {DOT_MIN_K} input channels per group) "
+            f"keeps block_m x block_n = {config.block_m * config.block_n} float32 sums in registers, {per_thread} "
+            f"per thread with {config.num_warps} warps; at most {DIRECT_MAX_SUMS_PER_THREAD}")
 
 
 # -- plan and launch ---------------------------------------------------------------------------------------
@@ -247,23 +337,35 @@ def _layout(t: torch.Tensor) -> str:
 
 
 def tuning_key(x, weight, g: ConvGeometry, input_precision: str, silu: bool) -> str:
+    """The problem kind a tuned tile is remembered for. An ungrouped convolution's key is what it was before
+    groups existed (the shipped winners are keyed so); a grouped one adds its groups, and a direct-kernel one
+    its channels per group, so neither ever takes a dense problem's tile."""
     m, n, k = g.gemm()
-    return "|".join((
+    fields = [
         env.gpu_name(x.device.index or 0) if x.device.type == "cuda" else "cpu",
         "conv2d_bn_silu" if silu else "conv2d_bn", str(x.dtype).removeprefix("torch."), input_precision,
         f"x-{_layout(x)}", f"w-{_layout(weight)}", f"{g.kh}x{g.kw}", f"s{g.stride[0]}x{g.stride[1]}",
-        tuning.shape_bucket(m, n, k, fine=True),
-    ))
+    ]
+    if uses_direct_kernel(g):  # its tiles span groups: all output channels count
+        fields += [tuning.shape_bucket(m, g.c_out, k, fine=True), f"direct-{g.c_in_per_group}x{g.c_out_per_group}"]
+    else:
+        fields.append(tuning.shape_bucket(m, n, k, fine=True))
+        if g.groups > 1:
+            fields.append(f"groups{g.groups}")
+    return "|".join(fields)
 
 
 def candidates(g: ConvGeometry, element_size: int) -> list[Config]:
-    """The GPU candidates that fit this problem: not wider than twice C_out, not taller than twice the pixels,
-    K steps no longer than the input channels (one K step never crosses a filter tap)."""
+    """The GPU candidates that fit this problem: not wider than twice the (group's) output channels, not taller
+    than twice the pixels; on the implicit GEMM, K steps no longer than the group's input channels (one K step
+    never crosses a filter tap)."""
     m, n, _ = g.gemm()
+    if uses_direct_kernel(g):
+        return tuning.prune(DIRECT_CANDIDATES, m, g.c_out, element_size)
     base = list(GPU_CANDIDATES)
     if element_size >= 4:
         base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]  # the same bytes per K step
-    longest_k = tuning.pow2_at_least(g.c_in, 16)
+    longest_k = tuning.pow2_at_least(g.c_in_per_group, 16)
     base = [dataclasses.replace(c, block_k=min(c.block_k, longest_k)) for c in base]
     return list(dict.fromkeys(tuning.prune(base, m, n, element_size)))
 
@@ -291,7 +393,8 @@ def _choose_config(x, weight, g, input_precision, config, silu, launch=None) -> 
 
 
 def _needs_64bit_offsets(x, weight, y, config: Config) -> bool:
-    """Masked lanes still form their addresses: a tile's overshoot past the last pixel or channel counts too."""
+    """Masked lanes still form their addresses: a tile's overshoot past the last pixel or channel counts too
+    (either kernel: its blocks are the config's)."""
     def reach(t, overshoot):
         return sum((size - 1 + overshoot) * abs(stride) for size, stride in zip(t.shape, t.stride(), strict=True))
 
@@ -305,20 +408,27 @@ POINTERS = 8  # the kernel's pointer arguments come first: x, w, the per-channel
 
 def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeometry, input_precision: str,
             silu: bool):
-    """Launch the kernel; returns (compiled kernel, grid, arguments), which `bind_launch` records for replays."""
-    from tilelab.kernels.conv import conv2d_bn_silu_kernel
+    """Launch the path's kernel; returns (compiled kernel, grid, arguments), which `bind_launch` records for
+    replays. Both kernels take the same pointers, strides, convolution and epilogue arguments."""
+    from tilelab.kernels.conv import conv2d_bn_silu_direct_kernel, conv2d_bn_silu_kernel
 
-    bias, mean, var, gamma, beta = per_channel
+    bias, _, _, gamma, beta = per_channel
     m, n, _ = g.gemm()
-    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), 1, 1)
-    args = (
-        x, weight, *_pointers_or_mean(per_channel), y,
-        g.batch, g.c_in, g.h, g.w, g.c_out, g.oh, g.ow,
-        *x.stride(), *weight.stride(), *y.stride(),
-        *g.stride, *g.padding, *g.dilation, eps,
-        g.kh, g.kw, config.block_m, config.block_n, config.block_k, config.group_m, input_precision,
-        _needs_64bit_offsets(x, weight, y, config), silu, bias is not None, gamma is not None, beta is not None,
-    )
+    pointers = (x, weight, *_pointers_or_mean(per_channel), y)
+    strides = (*x.stride(), *weight.stride(), *y.stride(), *g.stride, *g.padding, *g.dilation, eps)
+    epilogue = (_needs_64bit_offsets(x, weight, y, config), silu, bias is not None, gamma is not None,
+                beta is not None)
+    if uses_direct_kernel(g):
+        # Pixel tiles along the grid's first axis, channel tiles (spanning groups) along its second.
+        grid = (triton.cdiv(m, config.block_m), triton.cdiv(g.c_out, config.block_n), 1)
+        args = (*pointers, g.batch, g.h, g.w, g.c_out, g.oh, g.ow, *strides, g.c_in_per_group, g.c_out_per_group,
+                g.kh, g.kw, config.block_m, config.block_n, *epilogue)
+        compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
+        return compiled, grid, args
+    # One implicit GEMM per group, the groups along the grid's second axis.
+    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups, 1)
+    args = (*pointers, g.batch, g.c_in_per_group, g.h, g.w, n, g.oh, g.ow, *strides, g.groups,
+            g.kh, g.kw, config.block_m, config.block_n, config.block_k, config.group_m, input_precision, *epilogue)
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, grid, args
 
@@ -355,7 +465,8 @@ class _ConvReplay:
 _REPLAYS: dict[tuple, _ConvReplay] = {}
 
 
-def _replay_key(x, weight, per_channel, eps, stride, padding, dilation, precision, config, silu) -> tuple | None:
+def _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, precision, config,
+                silu) -> tuple | None:
     """Everything a recorded launch depends on but the addresses (and those modulo 16: Triton specializes
     pointers on 16-byte alignment), or None where no replay may serve the call."""
     if not (isinstance(x, torch.Tensor) and isinstance(weight, torch.Tensor) and x.is_cuda):
@@ -371,7 +482,7 @@ def _replay_key(x, weight, per_channel, eps, stride, padding, dilation, precisio
             return None  # the full path checks it, copies it contiguous, or differentiates it
         else:
             signature.append((t.shape, t.dtype, t.get_device(), t.data_ptr() % 16))
-    key = (*signature, eps, stride, padding, dilation, precision, config, silu)
+    key = (*signature, eps, stride, padding, dilation, groups, precision, config, silu)
     try:
         hash(key)
     except TypeError:  # a list for a pair, say: fine for the full path, no replay
@@ -380,14 +491,16 @@ def _replay_key(x, weight, per_channel, eps, stride, padding, dilation, precisio
 
 
 def describe_plan(x, weight, bias=None, *, running_mean, running_var, bn_weight=None, bn_bias=None, eps=1e-5,
-                  stride=1, padding=0, dilation=1, precision=None, config=None, silu=True) -> dict:
-    """The implicit GEMM and the config `conv2d_bn_silu` uses for these arguments (its tuned choice, once tuned)."""
+                  stride=1, padding=0, dilation=1, groups=1, precision=None, config=None, silu=True) -> dict:
+    """The kernel ("path": "implicit_gemm" or "direct"), one group's GEMM sizes and the config `conv2d_bn_silu`
+    uses for these arguments (its tuned choice, once tuned)."""
     g = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
-               precision, config)
+               groups, precision, config)
     chosen = _choose_config(x, weight, g, _input_precision(x, precision), config, silu)
     m, n, k = g.gemm()
-    return {"function": "tilelab.conv2d_bn_silu", "gemm": {"M": m, "N": n, "K": k}, "config": chosen.as_dict(),
-            "x_layout": _layout(x), "weight_layout": _layout(weight)}
+    return {"function": "tilelab.conv2d_bn_silu", "path": kernel_path(g), "groups": g.groups,
+            "gemm": {"M": m, "N": n, "K": k}, "config": chosen.as_dict(), "x_layout": _layout(x),
+            "weight_layout": _layout(weight)}
 
 
 # -- autograd ----------------------------------------------------------------------------------------------
@@ -405,7 +518,7 @@ def _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bi
 
     return torch.ops.tilelab.conv2d_bn_silu(x, weight, bias, running_mean, running_var, bn_weight, bn_bias,
                                             float(eps), list(g.stride), list(g.padding), list(g.dilation),
-                                            precision, config, silu)
+                                            precision, config, silu, g.groups)
 
 
 # -- inspection (kernel-inspect, compile tests) ------------------------------------------------------------
@@ -414,37 +527,62 @@ _TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "f
 
 
 def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None = None,
-                      config: str | Config | None = None, kernel_size: int = 3):
+                      config: str | Config | None = None, kernel_size: int = 3, groups: int = 1):
     """(kernel, signature, constexprs, attrs, config) for `triton.compiler.ASTSource`, as a launch on channels-last
-    x, weight and output would specialize it: their channel strides are 1 (constants), and pointers and the other
-    integers are known multiples of 16, as for 64-channel images."""
-    from tilelab.kernels.conv import conv2d_bn_silu_kernel
+    x, weight and output (64 channels, 56x56 images) would specialize it: integers equal to 1 are constants (the
+    channel strides; a depthwise weight's column stride and channels per group), and pointers, strides and channel
+    counts that are multiples of 16 are known to be.
+
+    `groups` (a divisor of 64) picks the kernel as a launch does: from 8 groups (under 16 input channels per
+    group) the direct kernel, else the implicit GEMM."""
+    from tilelab.kernels.conv import conv2d_bn_silu_direct_kernel, conv2d_bn_silu_kernel
 
     if dtype not in _TRITON_TYPE:
         raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
     if precision is not None and dtype != torch.float32:
         raise contracts.ContractError("precision applies to float32 only")
-    geometry = ConvGeometry(32, 64, 56, 56, 64, kernel_size, kernel_size, (1, 1), (kernel_size // 2,) * 2, (1, 1))
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or 64 % groups:
+        raise contracts.ContractError(f"groups must divide the 64 channels inspected; got {groups!r}")
+    geometry = ConvGeometry(32, 64, 56, 56, 64, kernel_size, kernel_size, (1, 1), (kernel_size // 2,) * 2, (1, 1),
+                            groups)
     found = candidates(geometry, torch.finfo(dtype).bits // 8)
     if isinstance(config, str):  # a name, or a candidate's label
         known = {**NAMED_CONFIGS, **{c.label(): c for c in found}}
         contracts.require_choice(config, "config", known)
         config = known[config]
     config = config or found[0]
-    kernel = conv2d_bn_silu_kernel
+
+    images = torch.empty((32, 64, 56, 56), device="meta").to(memory_format=torch.channels_last)  # x and y alike
+    weight = torch.empty((64, geometry.c_in_per_group, kernel_size, kernel_size), device="meta")
+    integers = dict(zip(("stride_xn", "stride_xc", "stride_xh", "stride_xw", "stride_wo", "stride_wc", "stride_wh",
+                         "stride_ww", "stride_yn", "stride_yc", "stride_yh", "stride_yw"),
+                        (*images.stride(), *weight.to(memory_format=torch.channels_last).stride(), *images.stride()),
+                        strict=True))
+    constexprs = {"KH": kernel_size, "KW": kernel_size, "BLOCK_M": config.block_m, "OFFSETS_64": False, "SILU": True,
+                  "HAS_BIAS": True, "HAS_GAMMA": True, "HAS_BETA": True}
+    if uses_direct_kernel(geometry):
+        kernel = conv2d_bn_silu_direct_kernel
+        integers.update(C_OUT=geometry.c_out, C_IN_PER_GROUP=geometry.c_in_per_group,
+                        C_OUT_PER_GROUP=geometry.c_out_per_group)
+        constexprs.update(BLOCK_C=config.block_n)
+    else:
+        kernel = conv2d_bn_silu_kernel
+        integers.update(C_IN=geometry.c_in_per_group, C_OUT=geometry.c_out_per_group, GROUPS=groups)
+        constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
+                          INPUT_PRECISION=(precision or "tf32"))
+
     pointer = "*" + _TRITON_TYPE[dtype]
     signature = {"x_ptr": pointer, "w_ptr": pointer, **{f"{name}_ptr": "*fp32" for name in PER_CHANNEL},
                  "y_ptr": pointer}
-    unit = ("stride_xc", "stride_wc", "stride_yc")
-    sizes = kernel.arg_names[POINTERS:kernel.arg_names.index("EPS")]
-    signature.update({name: "constexpr" if name in unit else "i32" for name in sizes})
-    signature["EPS"] = "fp32"
-    constexprs = {name: 1 for name in unit}
-    constexprs.update(KH=kernel_size, KW=kernel_size, BLOCK_M=config.block_m, BLOCK_N=config.block_n,
-                      BLOCK_K=config.block_k, GROUP_M=config.group_m, INPUT_PRECISION=(precision or "tf32"),
-                      OFFSETS_64=False, SILU=True, HAS_BIAS=True, HAS_GAMMA=True, HAS_BETA=True)
-    signature.update({name: "constexpr" for name in constexprs if name not in unit})
-    aligned = ("x_ptr", "w_ptr", "y_ptr", "C_IN", "C_OUT", "stride_xn", "stride_xh", "stride_xw", "stride_wo",
-               "stride_wh", "stride_ww", "stride_yn", "stride_yh", "stride_yw")
+    aligned = ["x_ptr", "w_ptr", "y_ptr"]
+    for name in kernel.arg_names[POINTERS:]:
+        value = integers.get(name)
+        if name in constexprs or value == 1:  # Triton makes an integer argument equal to 1 a constant
+            signature[name] = "constexpr"
+            constexprs.setdefault(name, value)
+        else:
+            signature[name] = "fp32" if name == "EPS" else "i32"
+            if value is not None and value % 16 == 0:
+                aligned.append(name)
     attrs = {(kernel.arg_names.index(name),): [["tt.divisibility", 16]] for name in aligned}
     return kernel, signature, constexprs, attrs, config
