@@ -36,7 +36,7 @@ code (Triton specializes a stride of 1, so the contiguous dimension is known at 
 import triton
 import triton.language as tl
 
-from tilelab.kernels.matmul import grouped_tile
+from tilelab.kernels.matmul import grouped_tile, silu
 
 
 @triton.jit
@@ -87,7 +87,7 @@ def batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr
         shift += tl.load(beta_ptr + channels, mask=channel_ok, other=0.0).to(tl.float32)
     z = acc * scale[None, :] + shift[None, :]
     if SILU:
-        z = z * tl.sigmoid(z)
+        z = silu(z)  # x * sigmoid(x), on the special-function unit (kernels/matmul.py)
 
     # The output addresses are formed here, after the epilogue's loads: for groups=1 the implicit GEMM then
     # compiles to the same machine code as before groups existed.
