@@ -70,7 +70,7 @@ def test_depthwise_is_the_direct_kernel_on_fmas(tmp_path):
     assert not census["tensor_cores"] and census["ptx"]["fma.f32"] > 0 and census["ptx"]["cp.async"] == 0
     assert census["global_load_bits"].get("128", 0) > 0  # x's channels, 8 fp16 to a load
     cfg = found["config"]
-    assert (cfg["block_m"], cfg["block_n"], cfg["num_stages"]) == (64, 64, 1)  # the first direct candidate
+    assert (cfg["block_m"], cfg["block_n"], cfg["num_stages"]) == (16, 64, 1)  # the first direct candidate
     if census["resources"]["spill_stores_bytes"] is not None:
         assert census["resources"]["spill_stores_bytes"] == 0
 
@@ -79,10 +79,17 @@ def test_two_groups_of_32_channels_are_implicit_gemms(tmp_path):
     found = inspect(tmp_path, "--groups", "2", "--target", "sm_90")
     assert (found["kernel"], found["path"], found["groups"]) == ("conv2d_bn_silu_kernel", "implicit-gemm", 2)
     assert found["census"]["ptx"]["wgmma"] > 0
-    done = run_tool("tilelab.inspect", "--op", "conv2d_bn_silu", "--groups", "8", "--config", "seed",
+    done = run_tool("tilelab.inspect", "--op", "conv2d_bn_silu", "--groups", "64", "--config", "seed",
                     "--output", str(tmp_path / "table"), interpret=False)
     assert done.returncode == 0, done.stderr
-    assert "conv2d_bn_silu_direct_kernel for sm_90" in done.stdout and "in 8 groups, direct" in done.stdout
+    assert "conv2d_bn_silu_direct_kernel for sm_90" in done.stdout and "in 64 groups, direct" in done.stdout
+
+
+def test_small_groups_share_a_block_diagonal_tile(tmp_path):
+    """8 groups of 8 channels: one implicit GEMM tile for all eight (a 64-channel bundle), on the tensor cores."""
+    found = inspect(tmp_path, "--groups", "8", "--target", "sm_90")
+    assert (found["kernel"], found["path"], found["groups"]) == ("conv2d_bn_silu_kernel", "implicit-gemm", 8)
+    assert found["census"]["ptx"]["wgmma"] > 0
 
 
 @pytest.mark.parametrize("args,says", [

@@ -24,15 +24,19 @@ def plan(x, weight, bias, params, **conv):
     (3, 16, 1, "implicit_gemm"),  # a 3-channel stem: ungrouped stays on the implicit GEMM
     (8, 8, 8, "direct"),  # depthwise
     (8, 16, 8, "direct"),  # depthwise, channel multiplier 2
-    (30, 30, 2, "direct"),  # 15 per group: one short of tl.dot's K
+    (45, 45, 3, "direct"),  # 15 per group, one short of tl.dot's K, in an odd number of groups: no bundle
+    (30, 30, 2, "implicit_gemm"),  # 15 per group, the two groups in one tile
+    (32, 32, 8, "implicit_gemm"),  # 4 per group, eight to a tile
     (32, 32, 2, "implicit_gemm"),  # 16 per group
 ])
 def test_describe_plan_names_the_path_and_groups(c_in, c_out, groups, path, device, rng):
     x, weight, bias, params = make_problem(1, c_in, 5, 5, c_out, 3, torch.float16, device, rng, groups=groups)
     found = plan(x, weight, bias, params, padding=1, groups=groups)
     assert (found["path"], found["groups"]) == (path, groups)
-    # The GEMM sizes are one group's.
-    assert found["gemm"] == {"M": 25, "N": c_out // groups, "K": 9 * c_in // groups}
+    # The GEMM sizes are one bundle's: `groups_per_tile` groups (one unless they are small).
+    bundle = found["groups_per_tile"]
+    assert bundle == {"direct": 1, "implicit_gemm": groups if c_in // groups < 16 else 1}[path]
+    assert found["gemm"] == {"M": 25, "N": bundle * c_out // groups, "K": 9 * bundle * c_in // groups}
 
 
 def test_a_second_identical_call_matches(device, rng, guarded_outputs):

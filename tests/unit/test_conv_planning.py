@@ -118,11 +118,25 @@ def test_the_path_rule():
     assert not conv_op.uses_direct_kernel(grouped(c_in=3, c_out=32, groups=1))
     assert conv_op.uses_direct_kernel(grouped(groups=64))  # depthwise
     assert conv_op.uses_direct_kernel(grouped(c_out=128, groups=64))  # with a channel multiplier
-    assert conv_op.uses_direct_kernel(grouped(c_in=30, c_out=30, groups=2))  # 15 per group
+    assert conv_op.uses_direct_kernel(grouped(c_in=45, c_out=45, groups=3))  # 15 per group, an odd count
+    assert not conv_op.uses_direct_kernel(grouped(c_in=30, c_out=30, groups=2))  # 15 per group, bundled in 2
     assert not conv_op.uses_direct_kernel(grouped(c_in=32, c_out=32, groups=2))  # 16 per group: tl.dot's K
     assert conv_op.DOT_MIN_K == 16
     assert (conv_op.kernel_path(grouped(groups=64)), conv_op.kernel_path(grouped(groups=1))) == (
         "direct", "implicit_gemm")
+
+
+def test_small_groups_share_a_tile():
+    """Groups of 2 to 15 input channels come in bundles: the largest power of two that divides the groups and
+    keeps a bundle's input channels within PACKED_K (64)."""
+    bundles = {(c_in, groups): conv_op.groups_per_tile(grouped(c_in=c_in, c_out=c_in, groups=groups))
+               for c_in, groups in [(64, 32), (128, 32), (256, 32), (512, 64), (96, 12), (45, 3), (64, 64),
+                                    (64, 4), (64, 1)]}
+    assert bundles == {(64, 32): 32, (128, 32): 16, (256, 32): 8, (512, 64): 8, (96, 12): 4, (45, 3): 1,
+                       (64, 64): 1, (64, 4): 1, (64, 1): 1}
+    assert conv_op.PACKED_K == 64
+    g = grouped(c_in=128, c_out=256, groups=32)  # 4 in, 8 out per group: 16 groups to a bundle
+    assert g.gemm() == (32 * 56 * 56, 16 * 8, 9 * 16 * 4)
 
 
 def test_one_groups_gemm_sizes():
@@ -134,9 +148,9 @@ def test_one_groups_gemm_sizes():
 def test_direct_candidates_fit_the_problem():
     # 64 channels: every tile up to 128 channels wide (twice the channels), 16x256 left out.
     found = conv_op.candidates(grouped(), element_size=2)
-    assert found == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 128] and len(found) == 6
-    for c in conv_op.DIRECT_CANDIDATES:  # 32 float32 sums per thread, no pipelined loop
-        assert c.block_m * c.block_n // (32 * c.num_warps) == 32 and c.num_stages == 1
+    assert found == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 128] and len(found) == 7
+    for c in conv_op.DIRECT_CANDIDATES:  # 16 or 32 float32 sums per thread, no pipelined loop
+        assert c.block_m * c.block_n // (32 * c.num_warps) in (16, 32) and c.num_stages == 1
     # 8 channels: no tile wider than 32 channels (twice 8 rounded up to 16, `tuning.padding_limits`).
     narrow = conv_op.candidates(grouped(c_in=8, c_out=8, groups=8), element_size=2)
     assert narrow == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 32] and len(narrow) == 2

@@ -7,7 +7,8 @@ Groups mean what they mean in `torch.nn.functional.conv2d`: the C_in input and C
 into G groups, and output channel c only sees the C_in/G input channels of its own group, c // (C_out/G). The
 weight is [C_out, C_in/G, KH, KW]. Depthwise is G = C_in: one input channel per group (MobileNet, EfficientNet).
 
-The implicit GEMM (`conv2d_bn_silu_kernel`): each group is a matrix product, never built in memory:
+The implicit GEMM (`conv2d_bn_silu_kernel`): each group (or bundle of small groups, below) is a matrix
+product, never built in memory:
 
     C[M, N] = A[M, K] @ B[K, N]
     M = batch * OH * OW     one row per output pixel          (pixel m -> image n, row oh, column ow)
@@ -19,9 +20,10 @@ ow*stride - pad + s*dil], or 0 where that falls in the padding around the image.
 "Implicit": A exists only as addresses. Each K step loads its [BLOCK_M, BLOCK_K] block of A straight from x,
 gathering one input pixel per row, so no im2col copy (KH*KW times the input) is ever written.
 
-The direct kernel (`conv2d_bn_silu_direct_kernel`): with fewer than 16 input channels per group, K would be
-shorter than the smallest tensor-core product (tl.dot needs K >= 16) and the product would multiply mostly
-padding. It multiplies and adds in float32 instead (FMAs), a tile of output pixels x output channels at a time.
+Groups of 2 to 15 input channels come several to a tile of the implicit GEMM (a bundle, with a block-diagonal
+weight block). The direct kernel (`conv2d_bn_silu_direct_kernel`) takes depthwise convolutions (one input
+channel per group), where a bundle would be mostly zeros, and small groups that cannot be bundled (an odd group
+count): it multiplies and adds in float32 (FMAs), a tile of output pixels x output channels at a time.
 
 The batch norm is folded per output channel inside either kernel, from its running statistics, so a call is
 one launch:
@@ -105,7 +107,7 @@ def conv2d_bn_silu_kernel(
     stride_yn, stride_yc, stride_yh, stride_yw,
     STRIDE_H, STRIDE_W, PAD_H, PAD_W, DIL_H, DIL_W,
     EPS,
-    GROUPS,
+    GROUPS, GROUP_C_IN, GROUP_C_OUT,
     KH: tl.constexpr, KW: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
@@ -113,11 +115,16 @@ def conv2d_bn_silu_kernel(
     OFFSETS_64: tl.constexpr,
     SILU: tl.constexpr,
     HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
+    BLOCK_DIAGONAL: tl.constexpr,
 ):
-    """y = SiLU(batch_norm(conv2d(x, w, groups=GROUPS) + bias)) as an implicit GEMM per group: one BLOCK_M x BLOCK_N
-    tile (pixels x the group's output channels) per program; the grid's second axis is the group.
+    """y = SiLU(batch_norm(conv2d(x, w, groups) + bias)) as an implicit GEMM per bundle of groups: one
+    BLOCK_M x BLOCK_N tile (pixels x the bundle's output channels) per program; the grid's second axis is the
+    bundle. GROUPS counts bundles, and C_IN and C_OUT one bundle's channels: the product's K and N.
 
-    C_IN and C_OUT count one group's channels (C_in / GROUPS and C_out / GROUPS): the product's K and N.
+    A bundle is one group (BLOCK_DIAGONAL False: C_IN and C_OUT are the group's), or, for groups of a few
+    channels, several (C_IN / GROUP_C_IN of them): their product is one matrix product whose weight block is
+    block-diagonal, input channel c feeding only its own group's GROUP_C_OUT outputs. The zeros cost tensor-core
+    work, which such a layer has plenty of; one group per program would make programs too short to hide a load.
     """
     M = BATCH * OH * OW
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, C_OUT, BLOCK_M, BLOCK_N, GROUP_M)
@@ -159,7 +166,14 @@ def conv2d_bn_silu_kernel(
         x_rows = x_images + ih * stride_xh + iw * stride_xw
         a = tl.load(x_rows[:, None] + c[None, :] * stride_xc, mask=inside[:, None] & c_ok[None, :], other=0.0)
         w_cols = w_channels + r * stride_wh + s * stride_ww
-        b = tl.load(w_cols[None, :] + c[:, None] * stride_wc, mask=c_ok[:, None] & channel_ok[None, :], other=0.0)
+        b_ok = c_ok[:, None] & channel_ok[None, :]
+        w_rows = c
+        if BLOCK_DIAGONAL:
+            # Input channel c of the bundle belongs to group c // GROUP_C_IN, and is row c % GROUP_C_IN of that
+            # group's weights; the other groups' outputs get a 0 from it.
+            b_ok &= (c // GROUP_C_IN)[:, None] == (group_channels // GROUP_C_OUT)[None, :]
+            w_rows = c % GROUP_C_IN
+        b = tl.load(w_cols[None, :] + w_rows[:, None] * stride_wc, mask=b_ok, other=0.0)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
     batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, EPS,

@@ -4,10 +4,10 @@ Contract check -> plan (kernel, tile config tuned per problem kind) -> launch on
 `tilelab.kernels.conv`, each of which folds the batch norm into a scale and a shift per channel and applies them and
 SiLU to its float32 accumulator before the single store:
 
-- `conv2d_bn_silu_kernel` computes the convolution as an implicit GEMM per group (tensor cores);
-- `conv2d_bn_silu_direct_kernel` multiplies and adds in float32 FMAs, for grouped convolutions with fewer than
-  `DOT_MIN_K` input channels per group (depthwise among them), whose per-group K is too short for tl.dot
-  (`uses_direct_kernel`).
+- `conv2d_bn_silu_kernel` computes the convolution as an implicit GEMM per group (tensor cores), groups of 2 to
+  `DOT_MIN_K` - 1 input channels several to a tile (`groups_per_tile`: a block-diagonal weight block);
+- `conv2d_bn_silu_direct_kernel` multiplies and adds in float32 FMAs, for depthwise convolutions (one input
+  channel per group), and small groups that cannot be bundled (`uses_direct_kernel`).
 
 Unfused, torch runs three kernels (and more for the bias and the statistics) and writes and reads the
 convolution's output twice more.
@@ -48,6 +48,8 @@ IMPLICIT_GEMM = "implicit_gemm"
 DIRECT = "direct"
 # tl.dot's smallest K: a group with fewer input channels per filter tap would be multiplied mostly as padding.
 DOT_MIN_K = 16
+# A bundle of small groups spans at most this many input channels per filter tap (`groups_per_tile`).
+PACKED_K = 64
 
 # Tried on the GPU, largest tiles first (pruned by the problem's size). The loads gather one input pixel per
 # row, so they go through registers (cp.async), not TMA: deeper pipelines than the matmul's TMA tiles.
@@ -70,9 +72,11 @@ def direct_tile(pixels: int, channels: int, num_warps: int) -> Config:
     return Config(pixels, channels, 16, group_m=1, num_warps=num_warps, num_stages=1)
 
 
-# The direct kernel's tiles tried on the GPU (pruned by the problem's size), every one with 32 float32 sums per
-# thread: square, tall for few channels, wide for many. Not yet measured on the H200.
+# The direct kernel's tiles tried on the GPU (pruned by the problem's size), 16 or 32 float32 sums per thread:
+# square, tall for few channels, wide for many. 16x64 on 2 warps was the fastest on a depthwise 3x3 layer in
+# the H200 probe (results/h200-grouped-conv-probe.log: 66.1 us against 70.8 for the tuned 256x16).
 DIRECT_CANDIDATES: tuple[Config, ...] = (
+    direct_tile(16, 64, 2),
     direct_tile(64, 64, 4),
     direct_tile(128, 32, 4),
     direct_tile(32, 128, 4),
@@ -82,7 +86,7 @@ DIRECT_CANDIDATES: tuple[Config, ...] = (
     direct_tile(64, 128, 8),
 )
 # The direct kernel keeps block_m x block_n float32 sums in registers, spread over the program's threads: a
-# config is refused beyond this many per thread (the candidates have 32), before it would spill.
+# config is refused beyond this many per thread (the candidates have 16 or 32), before it would spill.
 DIRECT_MAX_SUMS_PER_THREAD = 64
 
 
@@ -120,17 +124,35 @@ class ConvGeometry:
         return (self.w + 2 * self.padding[1] - self.dilation[1] * (self.kw - 1) - 1) // self.stride[1] + 1
 
     def gemm(self) -> tuple[int, int, int]:
-        """One group's implicit GEMM's M, N, K: output pixels, the group's output channels, filter taps times the
-        group's input channels (groups=1: the whole convolution)."""
-        return self.batch * self.oh * self.ow, self.c_out_per_group, self.kh * self.kw * self.c_in_per_group
+        """One bundle's implicit GEMM's M, N, K (`groups_per_tile` groups; one, unless the groups are small):
+        output pixels, the bundle's output channels, filter taps times its input channels (groups=1: the whole
+        convolution)."""
+        bundle = groups_per_tile(self)
+        return (self.batch * self.oh * self.ow, bundle * self.c_out_per_group,
+                self.kh * self.kw * bundle * self.c_in_per_group)
+
+
+def groups_per_tile(g: ConvGeometry) -> int:
+    """How many groups share one implicit-GEMM tile (a bundle, its weight block block-diagonal): for groups of 2
+    to DOT_MIN_K - 1 input channels, the largest power of two that divides the groups and keeps the bundle's
+    input channels within PACKED_K; else 1. On the H200 one group of 4 or 8 channels per program ran 4-10x
+    slower than torch (results/h200-grouped-conv-probe.log): each program's few short K steps could not hide
+    their loads, and the direct kernel's gathers were slower still."""
+    if g.groups == 1 or not 2 <= g.c_in_per_group < DOT_MIN_K:
+        return 1
+    bundle = 1
+    while g.groups % (2 * bundle) == 0 and 2 * bundle * g.c_in_per_group <= PACKED_K:
+        bundle *= 2
+    return bundle
 
 
 def uses_direct_kernel(g: ConvGeometry) -> bool:
-    """The path rule: a grouped convolution with fewer than DOT_MIN_K input channels per group (depthwise among
-    them) takes the direct kernel, whose FMAs multiply no padding; the implicit GEMM would pad each group's K up
-    to tl.dot's 16. An ungrouped convolution always takes the implicit GEMM, however few its input channels (a
-    3-channel stem too: its measured results are that kernel's)."""
-    return g.groups > 1 and g.c_in_per_group < DOT_MIN_K
+    """The path rule: a grouped convolution with fewer than DOT_MIN_K input channels per group that cannot be
+    bundled (`groups_per_tile` is 1: depthwise, or an odd group count) takes the direct kernel, whose FMAs
+    multiply no padding; the implicit GEMM would pad each group's K up to tl.dot's 16. An ungrouped convolution
+    always takes the implicit GEMM, however few its input channels (a 3-channel stem too: its measured results
+    are that kernel's)."""
+    return g.groups > 1 and g.c_in_per_group < DOT_MIN_K and groups_per_tile(g) == 1
 
 
 def kernel_path(g: ConvGeometry) -> str:
@@ -152,8 +174,9 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     `padding` may also be "valid" or "same" (stride 1). `groups` splits the channels as in torch: weight is
     [C_out, C_in / groups, KH, KW], and C_in and C_out must be multiples of groups (groups = C_in: depthwise).
 
-    Grouped convolutions with fewer than 16 input channels per group (depthwise, ResNeXt's 4 or 8) run on a direct
-    kernel of float32 FMAs, the others on the implicit GEMM (`uses_direct_kernel`; `describe_plan` says which).
+    Depthwise convolutions (and groups under 16 input channels that cannot share a tile) run on a direct kernel
+    of float32 FMAs, the others on the implicit GEMM, small groups (ResNeXt's 4 or 8 channels) several to a tile
+    (`uses_direct_kernel`, `groups_per_tile`; `describe_plan` says which).
     float16/bfloat16 accumulate in float32 and return the input dtype; float32 takes `precision` ("tf32" by
     default: tensor cores; "ieee" gives them up, as for `tilelab.matmul`) on the implicit GEMM, and is exact
     float32 on the direct kernel whatever the precision. `config` forces a named ("seed": the seed chapter's
@@ -351,7 +374,7 @@ def tuning_key(x, weight, g: ConvGeometry, input_precision: str, silu: bool) -> 
     else:
         fields.append(tuning.shape_bucket(m, n, k, fine=True))
         if g.groups > 1:
-            fields.append(f"groups{g.groups}")
+            fields.append(f"groups{g.groups}" + (f"x{groups_per_tile(g)}" if groups_per_tile(g) > 1 else ""))
     return "|".join(fields)
 
 
@@ -365,7 +388,7 @@ def candidates(g: ConvGeometry, element_size: int) -> list[Config]:
     base = list(GPU_CANDIDATES)
     if element_size >= 4:
         base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]  # the same bytes per K step
-    longest_k = tuning.pow2_at_least(g.c_in_per_group, 16)
+    longest_k = tuning.pow2_at_least(groups_per_tile(g) * g.c_in_per_group, 16)
     base = [dataclasses.replace(c, block_k=min(c.block_k, longest_k)) for c in base]
     return list(dict.fromkeys(tuning.prune(base, m, n, element_size)))
 
@@ -425,10 +448,13 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
                 g.kh, g.kw, config.block_m, config.block_n, *epilogue)
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
         return compiled, grid, args
-    # One implicit GEMM per group, the groups along the grid's second axis.
-    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups, 1)
-    args = (*pointers, g.batch, g.c_in_per_group, g.h, g.w, n, g.oh, g.ow, *strides, g.groups,
-            g.kh, g.kw, config.block_m, config.block_n, config.block_k, config.group_m, input_precision, *epilogue)
+    # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
+    # axis.
+    bundle = groups_per_tile(g)
+    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups // bundle, 1)
+    args = (*pointers, g.batch, bundle * g.c_in_per_group, g.h, g.w, n, g.oh, g.ow, *strides, g.groups // bundle,
+            g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n, config.block_k,
+            config.group_m, input_precision, *epilogue, bundle > 1)
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, grid, args
 
@@ -499,8 +525,8 @@ def describe_plan(x, weight, bias=None, *, running_mean, running_var, bn_weight=
     chosen = _choose_config(x, weight, g, _input_precision(x, precision), config, silu)
     m, n, k = g.gemm()
     return {"function": "tilelab.conv2d_bn_silu", "path": kernel_path(g), "groups": g.groups,
-            "gemm": {"M": m, "N": n, "K": k}, "config": chosen.as_dict(), "x_layout": _layout(x),
-            "weight_layout": _layout(weight)}
+            "groups_per_tile": groups_per_tile(g), "gemm": {"M": m, "N": n, "K": k}, "config": chosen.as_dict(),
+            "x_layout": _layout(x), "weight_layout": _layout(weight)}
 
 
 # -- autograd ----------------------------------------------------------------------------------------------
@@ -567,9 +593,12 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         constexprs.update(BLOCK_C=config.block_n)
     else:
         kernel = conv2d_bn_silu_kernel
-        integers.update(C_IN=geometry.c_in_per_group, C_OUT=geometry.c_out_per_group, GROUPS=groups)
+        bundle = groups_per_tile(geometry)
+        integers.update(C_IN=bundle * geometry.c_in_per_group, C_OUT=bundle * geometry.c_out_per_group,
+                        GROUPS=groups // bundle, GROUP_C_IN=geometry.c_in_per_group,
+                        GROUP_C_OUT=geometry.c_out_per_group)
         constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
-                          INPUT_PRECISION=(precision or "tf32"))
+                          INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=bundle > 1)
 
     pointer = "*" + _TRITON_TYPE[dtype]
     signature = {"x_ptr": pointer, "w_ptr": pointer, **{f"{name}_ptr": "*fp32" for name in PER_CHANNEL},
