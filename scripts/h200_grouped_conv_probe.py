@@ -5,8 +5,9 @@
 Call NNNNNNN timed ResNeXt's grouped 3x3 layers (4 and 8 channels per group, 32 groups) on the direct kernel at
 0.07-0.11x torch, where depthwise layers on the same kernel ran at 1.3-2.4x. Here, per layer (fp16,
 channels-last, eval-mode conv2d -> batch_norm -> silu): torch; tilelab's default (the direct kernel, tuned);
-the direct kernel on smaller tiles (fewer sums and registers per thread); and the implicit GEMM per group,
-forced by replacing the path rule (`ops.conv.uses_direct_kernel`), tuned on its first call.
+the direct kernel on smaller tiles (fewer sums and registers per thread); and the implicit GEMM (bundles of small
+groups since `groups_per_tile`), each forced by replacing the path rule (`ops.conv.uses_direct_kernel`), tuned on
+its first call.
 triton.testing.do_bench (L2 flushed before each call), median, in microseconds.
 """
 
@@ -58,7 +59,12 @@ def probe_layer(layer) -> None:
     variants["implicit GEMM per group"] = variants["tilelab default"]  # with the path rule replaced, below
     for name, fn in variants.items():
         conv_op._REPLAYS.clear()
-        conv_op.uses_direct_kernel = (lambda g: False) if name == "implicit GEMM per group" else real_rule
+        if name == "implicit GEMM per group":
+            conv_op.uses_direct_kernel = lambda g: False
+        elif name.startswith("direct"):  # the direct kernel even where the rule bundles small groups
+            conv_op.uses_direct_kernel = lambda g: True
+        else:
+            conv_op.uses_direct_kernel = real_rule
         try:
             with torch.inference_mode():
                 err = (fn().float() - ref).norm().item() / ref.norm().item()
