@@ -1,6 +1,7 @@
 """learning.explain prints the lesson's numbers, traced from code, and draws the picture."""
 
 import io
+import math
 import struct
 
 import pytest
@@ -351,6 +352,19 @@ def test_e4m3_decoder_and_rounding_agree_with_torch():
     expected = values.to(torch.float8_e4m3fn).double().tolist()
     assert [fp8.to_e4m3(v) for v in values.double().tolist()] == expected
     assert torch.tensor([float("inf")]).to(torch.float8_e4m3fn).item() == 448  # saturates, as the walkthrough says
+
+
+def test_fp8_walkthrough_reads_the_h200_probe():
+    """The probe log's rows as the walkthrough reads them, and what it says of them."""
+    measured = fp8.probe_errors((REPO_ROOT / fp8.MEASURED).read_text())
+    assert sorted(measured) == [256, 1024, 4096, 16384, 65536]
+    assert measured[256]["tilelab fast"] == 2.10e-04 and measured[65536]["torch._scaled_mm fast"] == 3.70e-03
+    for k, row in measured.items():  # promoted is level; the rounding model is nearer than the truncating one
+        assert 1.0e-4 < row["tilelab promoted"] < 1.5e-4, k
+        fast, rounded, truncated = row["tilelab fast"], row["model fast, rounded"], row["model fast, truncated"]
+        assert abs(math.log(fast / rounded)) < abs(math.log(truncated / fast)), k
+    text = _text(fp8.build())
+    assert "7.0e-03 | 1.3e-04; 3.5e-03 | 1.3e-04; 5.0e-01" in text
 
 
 def test_fp8_rounding_helpers():

@@ -43,15 +43,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul", "conv2d_bn_silu"],
                    help="matmul, scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent), or "
                         "conv2d_bn_silu (convolution + inference batch norm + SiLU, one implicit-GEMM kernel, "
-                        "or with --groups the direct kernel; inspected with a 3x3 filter on channels-last "
-                        "64-channel images)")
+                        "or with --groups 64 the depthwise direct kernel; inspected with a 3x3 filter on "
+                        "channels-last 64-channel images)")
     p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
                                       "registers", "pingpong", "implicit-gemm"],
                    help="matmul's kernel (default descriptor); persistent, splitk*, registers (tf32) and "
                         "pingpong (fp16/bf16) are the Hopper kernels (the last two in Gluon, sm_90 only); "
                         "split-K loads through pointers (splitk) under 256 rows of C, through TMA "
                         "(splitk-descriptor) from 256 rows; conv2d_bn_silu's is implied (implicit-gemm, or with "
-                        "--groups under 16 channels per group the direct kernel)")
+                        "--groups 64 the depthwise direct kernel)")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
                    help="matmul and conv2d_bn_silu: float16 (default), bfloat16, float32; scaled_matmul: "
                         "float8_e4m3fn (implied)")
@@ -83,7 +83,8 @@ def parser() -> argparse.ArgumentParser:
                         "128x128x64-g8-w8-s3); default: the first tuning candidate")
     p.add_argument("--groups", type=int, default=1,
                    help="conv2d_bn_silu only: a grouped convolution of the 64 channels inspected (a divisor of 64); "
-                        "from 8 groups (under 16 input channels per group) the direct kernel, e.g. 64: depthwise")
+                        "64 (depthwise) is the direct kernel; 8 to 32 groups (2 to 8 channels each) share "
+                        "implicit-GEMM tiles with block-diagonal weight blocks")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")

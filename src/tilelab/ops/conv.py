@@ -559,8 +559,8 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
     channel strides; a depthwise weight's column stride and channels per group), and pointers, strides and channel
     counts that are multiples of 16 are known to be.
 
-    `groups` (a divisor of 64) picks the kernel as a launch does: from 8 groups (under 16 input channels per
-    group) the direct kernel, else the implicit GEMM."""
+    `groups` (a divisor of 64) picks the kernel as a launch does: 64 (depthwise) the direct kernel, else the
+    implicit GEMM (from 8 groups, under 16 input channels each, over bundles of groups)."""
     from tilelab.kernels.conv import conv2d_bn_silu_direct_kernel, conv2d_bn_silu_kernel
 
     if dtype not in _TRITON_TYPE:
