@@ -128,15 +128,15 @@ def test_the_path_rule():
 
 def test_small_groups_share_a_tile():
     """Groups of 2 to 15 input channels come in bundles: the largest power of two that divides the groups and
-    keeps a bundle's input channels within PACKED_K (64)."""
+    keeps a bundle's input channels within PACKED_K (32)."""
     bundles = {(c_in, groups): conv_op.groups_per_tile(grouped(c_in=c_in, c_out=c_in, groups=groups))
                for c_in, groups in [(64, 32), (128, 32), (256, 32), (512, 64), (96, 12), (45, 3), (64, 64),
                                     (64, 4), (64, 1)]}
-    assert bundles == {(64, 32): 32, (128, 32): 16, (256, 32): 8, (512, 64): 8, (96, 12): 4, (45, 3): 1,
+    assert bundles == {(64, 32): 16, (128, 32): 8, (256, 32): 4, (512, 64): 4, (96, 12): 4, (45, 3): 1,
                        (64, 64): 1, (64, 4): 1, (64, 1): 1}
-    assert conv_op.PACKED_K == 64
-    g = grouped(c_in=128, c_out=256, groups=32)  # 4 in, 8 out per group: 16 groups to a bundle
-    assert g.gemm() == (32 * 56 * 56, 16 * 8, 9 * 16 * 4)
+    assert conv_op.PACKED_K == 32
+    g = grouped(c_in=128, c_out=256, groups=32)  # 4 in, 8 out per group: 8 groups to a bundle
+    assert g.gemm() == (32 * 56 * 56, 8 * 8, 9 * 8 * 4)
 
 
 def test_one_groups_gemm_sizes():

@@ -48,8 +48,10 @@ IMPLICIT_GEMM = "implicit_gemm"
 DIRECT = "direct"
 # tl.dot's smallest K: a group with fewer input channels per filter tap would be multiplied mostly as padding.
 DOT_MIN_K = 16
-# A bundle of small groups spans at most this many input channels per filter tap (`groups_per_tile`).
-PACKED_K = 64
+# A bundle of small groups spans at most this many input channels per filter tap (`groups_per_tile`). On the
+# H200 32 was fastest for 2, 4 and 8 channels per group (results/h200-conv-bundle-probe.log: 4 per group 94.6 us
+# against 171.3 at 64 and 134.9 at 16); more groups per tile multiply and load more of the block-diagonal zeros.
+PACKED_K = 32
 
 # Tried on the GPU, largest tiles first (pruned by the problem's size). The loads gather one input pixel per
 # row, so they go through registers (cp.async), not TMA: deeper pipelines than the matmul's TMA tiles.
@@ -135,7 +137,7 @@ class ConvGeometry:
 def groups_per_tile(g: ConvGeometry) -> int:
     """How many groups share one implicit-GEMM tile (a bundle, its weight block block-diagonal): for groups of 2
     to DOT_MIN_K - 1 input channels, the largest power of two that divides the groups and keeps the bundle's
-    input channels within PACKED_K; else 1. On the H200 one group of 4 or 8 channels per program ran 4-10x
+    input channels within PACKED_K (32); else 1. On the H200 one group of 4 or 8 channels per program ran 4-10x
     slower than torch (results/h200-grouped-conv-probe.log): each program's few short K steps could not hide
     their loads, and the direct kernel's gathers were slower still."""
     if g.groups == 1 or not 2 <= g.c_in_per_group < DOT_MIN_K:
