@@ -189,4 +189,31 @@ def build() -> Script:
     s.say(f"The seed chapter's trap: its fused convolution (config='seed' keeps its {SEED.block_m}x{SEED.block_n}x"
           f"{SEED.block_k} tile) asked tl.dot")
     s.say("for IEEE float32 products, which tensor cores do not compute, and so lost them; tilelab's default is tf32.")
+    groups_section(s)
     return s
+
+
+def groups_section(s: Script) -> None:
+    """Grouped convolutions: which kernel, and how small groups share a tile (the library's own rule)."""
+    from tilelab.ops.conv import DOT_MIN_K, PACKED_K, ConvGeometry, groups_per_tile, kernel_path
+
+    def layer(c, groups):  # batch 32, 56x56, 3x3, pad 1: c channels in and out
+        return ConvGeometry(32, c, 56, 56, c, 3, 3, (1, 1), (1, 1), (1, 1), groups)
+
+    s.say("\nGroups (torch's groups=G): output channel c sees only the C_in/G input channels of its own group,")
+    s.say("c // (C_out/G). Each group is its own implicit GEMM, with K = KH*KW*C_in/G.")
+    resnext = layer(128, 32)
+    s.ask("ResNeXt's 128 channels in 32 groups: input channels per group, and one group's K",
+          f"{resnext.c_in_per_group}, {9 * resnext.c_in_per_group}")
+    s.ask(f"tl.dot needs K >= 16 per step: of a {DOT_MIN_K}-wide step, how many lanes hold a channel",
+          f"{resnext.c_in_per_group} of {DOT_MIN_K}")
+    s.say("One group per program made programs of a few short steps that could not hide their loads: 4-10x")
+    s.say("torch's time on the H200 (results/h200-grouped-conv-probe.log). Instead several groups share a tile:")
+    bundle = groups_per_tile(resnext)
+    s.ask(f"groups_per_tile: groups in a bundle of at most PACKED_K={PACKED_K} input channels", bundle)
+    s.ask("the bundle's weight block, [input channels, output channels]: nonzero fraction",
+          f"1/{bundle}: block-diagonal, channel c feeds only its own group's outputs")
+    s.say("The zeros cost tensor-core work, which such a layer has plenty of; the bundle's loads are one tile.")
+    s.ask("depthwise (G = C_in = 64): which kernel", f"{kernel_path(layer(64, 64))}: float32 FMAs, no tl.dot")
+    s.say("Read: groups_per_tile and uses_direct_kernel in src/tilelab/ops/conv.py, BLOCK_DIAGONAL in")
+    s.say("conv2d_bn_silu_kernel; measure: kernel-bench --op conv2d_bn_silu-grouped (docs/PERFORMANCE.md).")

@@ -223,6 +223,18 @@ def test_conv_walkthrough_computes_from_the_library():
     assert "conv" in TOPICS
 
 
+def test_conv_walkthrough_groups_come_from_the_library():
+    from tilelab.ops import conv as conv_op
+
+    answers = _answers(_text(conv.build()))
+    resnext = conv_op.ConvGeometry(32, 128, 56, 56, 128, 3, 3, (1, 1), (1, 1), (1, 1), 32)
+    bundle = conv_op.groups_per_tile(resnext)
+    assert answers["ResNeXt's 128 channels in 32 groups: input channels per group, and one group's K"] == "4, 36"
+    assert answers[f"groups_per_tile: groups in a bundle of at most PACKED_K={conv_op.PACKED_K} input channels"] == (
+        str(bundle)) == "8"
+    assert answers["depthwise (G = C_in = 64): which kernel"].startswith("direct")
+
+
 def test_conv_index_helpers_follow_the_kernel_order():
     tiny = conv.geometry(conv.TINY)
     assert [conv.tap_and_channel(k, tiny) for k in (0, 1, 2, 17)] == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (2, 2, 1)]
