@@ -125,13 +125,23 @@ class ConvGeometry:
     def ow(self) -> int:
         return (self.w + 2 * self.padding[1] - self.dilation[1] * (self.kw - 1) - 1) // self.stride[1] + 1
 
+    @property
+    def bundle(self) -> int:
+        """Groups per implicit-GEMM tile (`groups_per_tile`: one, unless the groups are small)."""
+        return groups_per_tile(self)
+
+    @property
+    def bundle_c_in(self) -> int:
+        return self.bundle * self.c_in_per_group
+
+    @property
+    def bundle_c_out(self) -> int:
+        return self.bundle * self.c_out_per_group
+
     def gemm(self) -> tuple[int, int, int]:
-        """One bundle's implicit GEMM's M, N, K (`groups_per_tile` groups; one, unless the groups are small):
-        output pixels, the bundle's output channels, filter taps times its input channels (groups=1: the whole
-        convolution)."""
-        bundle = groups_per_tile(self)
-        return (self.batch * self.oh * self.ow, bundle * self.c_out_per_group,
-                self.kh * self.kw * bundle * self.c_in_per_group)
+        """One bundle's implicit GEMM's M, N, K: output pixels, the bundle's output channels, filter taps times its
+        input channels (groups=1: the whole convolution)."""
+        return self.batch * self.oh * self.ow, self.bundle_c_out, self.kh * self.kw * self.bundle_c_in
 
 
 def groups_per_tile(g: ConvGeometry) -> int:
@@ -154,7 +164,7 @@ def uses_direct_kernel(g: ConvGeometry) -> bool:
     multiply no padding; the implicit GEMM would pad each group's K up to tl.dot's 16. An ungrouped convolution
     always takes the implicit GEMM, however few its input channels (a 3-channel stem too: its measured results
     are that kernel's)."""
-    return g.groups > 1 and g.c_in_per_group < DOT_MIN_K and groups_per_tile(g) == 1
+    return g.groups > 1 and g.c_in_per_group < DOT_MIN_K and g.bundle == 1
 
 
 def kernel_path(g: ConvGeometry) -> str:
@@ -376,7 +386,7 @@ def tuning_key(x, weight, g: ConvGeometry, input_precision: str, silu: bool) -> 
     else:
         fields.append(tuning.shape_bucket(m, n, k, fine=True))
         if g.groups > 1:
-            fields.append(f"groups{g.groups}" + (f"x{groups_per_tile(g)}" if groups_per_tile(g) > 1 else ""))
+            fields.append(f"groups{g.groups}" + (f"x{g.bundle}" if g.bundle > 1 else ""))
     return "|".join(fields)
 
 
@@ -390,7 +400,7 @@ def candidates(g: ConvGeometry, element_size: int) -> list[Config]:
     base = list(GPU_CANDIDATES)
     if element_size >= 4:
         base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]  # the same bytes per K step
-    longest_k = tuning.pow2_at_least(groups_per_tile(g) * g.c_in_per_group, 16)
+    longest_k = tuning.pow2_at_least(g.bundle_c_in, 16)
     base = [dataclasses.replace(c, block_k=min(c.block_k, longest_k)) for c in base]
     return list(dict.fromkeys(tuning.prune(base, m, n, element_size)))
 
@@ -452,11 +462,10 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
         return compiled, grid, args
     # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
     # axis.
-    bundle = groups_per_tile(g)
-    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups // bundle, 1)
-    args = (*pointers, g.batch, bundle * g.c_in_per_group, g.h, g.w, n, g.oh, g.ow, *strides, g.groups // bundle,
+    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups // g.bundle, 1)
+    args = (*pointers, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides, g.groups // g.bundle,
             g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n, config.block_k,
-            config.group_m, input_precision, *epilogue, bundle > 1)
+            config.group_m, input_precision, *epilogue, g.bundle > 1)
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, grid, args
 
@@ -527,7 +536,7 @@ def describe_plan(x, weight, bias=None, *, running_mean, running_var, bn_weight=
     chosen = _choose_config(x, weight, g, _input_precision(x, precision), config, silu)
     m, n, k = g.gemm()
     return {"function": "tilelab.conv2d_bn_silu", "path": kernel_path(g), "groups": g.groups,
-            "groups_per_tile": groups_per_tile(g), "gemm": {"M": m, "N": n, "K": k}, "config": chosen.as_dict(),
+            "groups_per_tile": g.bundle, "gemm": {"M": m, "N": n, "K": k}, "config": chosen.as_dict(),
             "x_layout": _layout(x), "weight_layout": _layout(weight)}
 
 
@@ -595,12 +604,10 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         constexprs.update(BLOCK_C=config.block_n)
     else:
         kernel = conv2d_bn_silu_kernel
-        bundle = groups_per_tile(geometry)
-        integers.update(C_IN=bundle * geometry.c_in_per_group, C_OUT=bundle * geometry.c_out_per_group,
-                        GROUPS=groups // bundle, GROUP_C_IN=geometry.c_in_per_group,
-                        GROUP_C_OUT=geometry.c_out_per_group)
+        integers.update(C_IN=geometry.bundle_c_in, C_OUT=geometry.bundle_c_out, GROUPS=groups // geometry.bundle,
+                        GROUP_C_IN=geometry.c_in_per_group, GROUP_C_OUT=geometry.c_out_per_group)
         constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
-                          INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=bundle > 1)
+                          INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1)
 
     pointer = "*" + _TRITON_TYPE[dtype]
     signature = {"x_ptr": pointer, "w_ptr": pointer, **{f"{name}_ptr": "*fp32" for name in PER_CHANNEL},
