@@ -52,12 +52,11 @@ def test_every_implicit_gemm_tile_with_groups(dtype, rng):
     """16 and 20 input channels per group: each group one implicit GEMM, the groups along the grid's second axis;
     4 in and 4 out, and 3 in and 6 out, per group: bundles of 8 and 4 groups, one block-diagonal tile each."""
     for c_in, c_out, groups in ((64, 96, 4), (40, 40, 2), (128, 128, 32), (36, 72, 12)):
-        assert conv_op.groups_per_tile(conv_op.ConvGeometry(2, c_in, 13, 11, c_out, 3, 3, (1, 1), (1, 1), (1, 1),
-                                                            groups)) == {4: 1, 2: 1, 32: 8, 12: 4}[groups]
+        geometry = conv_op.ConvGeometry(2, c_in, 13, 11, c_out, 3, 3, (1, 1), (1, 1), (1, 1), groups)
+        assert conv_op.groups_per_tile(geometry) == {4: 1, 2: 1, 32: 8, 12: 4}[groups]
         x, weight, bias, params = make_problem(2, c_in, 13, 11, c_out, 3, dtype, "cuda", rng, groups=groups)
         x = x.to(memory_format=torch.channels_last)
-        for config in conv_op.candidates(conv_op.ConvGeometry(2, c_in, 13, 11, c_out, 3, 3, (1, 1), (1, 1), (1, 1),
-                                                              groups), x.element_size()):
+        for config in conv_op.candidates(geometry, x.element_size()):
             y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=groups, config=config)
             assert_matches(y, x, weight, bias, params, padding=1, groups=groups, label=f"{groups}: {config.label()}")
 
