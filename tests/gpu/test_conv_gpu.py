@@ -188,3 +188,51 @@ def test_direct_offsets_past_int32(rng):
     y = tilelab.conv2d_bn_silu(x, weight, bias, **params, groups=16)
     for rows in (slice(-2, None), slice(0, 2)):
         assert_matches(y[:, :, rows, :], x[:, :, rows, :], weight, bias, params, groups=16, label=f"rows {rows}")
+
+
+# -- split-K ------------------------------------------------------------------------------------------------
+
+SPLIT_LAYER = (3, 256, 7, 9, 200)  # 189 pixels x 200 channels, K = 2304: ragged tiles in both directions
+
+
+def _split_tiles(dtype):
+    g = conv_op.ConvGeometry(*SPLIT_LAYER[:5], 3, 3, (1, 1), (1, 1), (1, 1))
+    element_size = torch.finfo(dtype).bits // 8
+    return [conv_op.ConvConfig(**tile.as_dict(), split_k=split)
+            for tile in conv_op._fitted(conv_op.SPLIT_K_TILES, g, element_size) for split in (2, 3, 4)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
+def test_every_split_k_tile(dtype, rng):
+    """Every split tile the tuner may choose, in 2, 3 and 4 slices; a second launch gives the same bits (the
+    last slice sums in slice order, whichever finishes last)."""
+    x, weight, bias, params = make_problem(*SPLIT_LAYER, 3, dtype, "cuda", rng)
+    x = x.to(memory_format=torch.channels_last)
+    weight = weight.to(memory_format=torch.channels_last)
+    for config in _split_tiles(dtype):
+        y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=config)
+        assert_matches(y, x, weight, bias, params, padding=1, label=config.label())
+        again = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=config)
+        assert torch.equal(y, again), f"{config.label()}: two launches differ"
+
+
+def test_split_k_replays_and_graphs_follow_new_inputs(rng):
+    """A recorded split launch takes a fresh workspace each call; a captured one replays with new inputs."""
+    conv_op._REPLAYS.clear()
+    config = conv_op.ConvConfig(64, 128, 64, 8, num_warps=4, num_stages=3, split_k=4)
+    for call in range(3):
+        x, weight, bias, params = make_problem(*SPLIT_LAYER, 3, torch.float16, "cuda", rng)
+        x = x.to(memory_format=torch.channels_last)
+        y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=config)
+        assert len(conv_op._REPLAYS) == 1
+        assert_matches(y, x, weight, bias, params, padding=1, label=f"call {call}")
+
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=config)
+    for _ in range(2):
+        for t in (x, weight):
+            t.copy_(randn(tuple(t.shape), t.dtype, "cuda", rng))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_matches(y, x, weight, bias, params, padding=1, label="graph replay")

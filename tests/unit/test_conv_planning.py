@@ -235,3 +235,78 @@ def test_depthwise_compiles_to_fmas_on_16_byte_loads_without_spills(grouped_kern
 def test_two_groups_of_32_channels_are_implicit_gemms_along_the_grids_second_axis(grouped_kernels):
     found = grouped_kernels["two groups"]
     assert found["kernel"] == "conv2d_bn_silu_kernel" and found["wgmma"] > 0 and found["ctaid.y"] > 0
+
+
+# -- split-K: which problems get it, and what it compiles to -----------------------------------------------
+
+
+def test_split_k_is_tried_where_few_pixels_meet_a_long_k():
+    """7x7 images of 512 channels (1568 pixels, K = 4608): split tiles, each slice 8 K steps or more, the
+    programs at most SPLIT_K_MAX_WAVES waves; 56x56 images of 64 channels (100352 pixels, K = 576): none."""
+    for element_size in (2, 4):
+        g = geometry(batch=32, c_in=512, h=7, w=7, c_out=512)
+        m, n, _ = g.gemm()
+        split = [c for c in conv_op.candidates(g, element_size, sms=132) if conv_op.split_k_of(c) > 1]
+        assert {c.split_k for c in split} == {2, 4}
+        for c in split:
+            assert c.block_k == 128 // element_size  # the same bytes per K step as the unsplit tiles
+            assert 9 * tuning.ceil_div(512, c.block_k) >= c.split_k * conv_op.SPLIT_K_MIN_STEPS
+            assert tuning.tile_count(m, n, c) * c.split_k <= conv_op.SPLIT_K_MAX_WAVES * 132
+        assert not any(conv_op.split_k_of(c) > 1 for c in conv_op.candidates(geometry(), element_size, sms=132))
+    # Fewer SMs, fewer programs allowed: on 16 SMs only the largest tiles split, in 2.
+    g = geometry(batch=32, c_in=512, h=7, w=7, c_out=512)
+    few_sms = [c for c in conv_op.candidates(g, 2, sms=16) if conv_op.split_k_of(c) > 1]
+    assert [(c.block_m, c.block_n, c.split_k) for c in few_sms] == [(128, 256, 2)]
+
+
+def test_a_split_config_is_labelled_and_round_trips_through_the_tuning_table():
+    config = conv_op.ConvConfig(64, 128, 64, 8, num_warps=4, num_stages=3, split_k=4)
+    assert config.label() == "64x128x64-g8-w4-s3-sk4"
+    assert conv_op.ConvConfig.from_dict(config.as_dict()) == config
+    # A winner tuned before split-K existed reads as one slice.
+    assert conv_op.split_k_of(conv_op.ConvConfig.from_dict(conv_op.SEED.as_dict())) == 1
+    assert conv_op.split_k_of(conv_op.SEED) == 1
+
+
+_SPLIT_WORKER = r"""
+import json, re, collections, torch, triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from tilelab.inspect import census, tools
+from tilelab.ops import conv
+
+found = {}
+for dtype, block_k in (("float16", 64), ("float32", 32)):
+    for split_k in (1, 4):
+        tile = conv.ConvConfig(64, 128, block_k, 8, num_warps=4, num_stages=3, split_k=split_k)
+        kernel, signature, constexprs, attrs, config = conv.inspection_source(getattr(torch, dtype), config=tile)
+        compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
+                                  options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+        ptx = compiled.asm["ptx"]
+        ops = re.findall(r"\b(wgmma\.mma_async|atom\.global\.gpu\.acq_rel\.add|atom\.global\.gpu\.relaxed\.exch"
+                         r"|ld\.global\.cg|ctaid\.z|ld\.local|st\.local)\b", ptx)
+        found[f"{dtype} {split_k}"] = {"ops": collections.Counter(ops),
+                                       "ptxas": census.parse_ptxas_verbose(tools.ptxas_verbose(ptx, "sm_90a") or "")}
+print(json.dumps(found))
+"""
+
+
+@pytest.fixture(scope="module")
+def split_kernels() -> dict:
+    return json.loads(run_without_interpreter(_SPLIT_WORKER))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_split_k_compiles_to_one_count_per_slice_and_l2_reads_of_the_partials(split_kernels, dtype):
+    """sm_90: split in 4, the tile's counter goes up once (acquire-release, GPU scope) and is reset once, the last
+    slice reads the partials from L2 (.cg), and nothing spills; unsplit, none of it is compiled."""
+    split = collections.Counter(split_kernels[f"{dtype} 4"]["ops"])
+    assert split["wgmma.mma_async"] > 0 and split["ctaid.z"] > 0
+    assert split["atom.global.gpu.acq_rel.add"] == 1 and split["atom.global.gpu.relaxed.exch"] == 1
+    assert split["ld.global.cg"] > 0 and split["ld.local"] == 0 and split["st.local"] == 0
+    whole = collections.Counter(split_kernels[f"{dtype} 1"]["ops"])
+    assert whole["ctaid.z"] == whole["ld.global.cg"] == 0
+    assert whole["atom.global.gpu.acq_rel.add"] == whole["atom.global.gpu.relaxed.exch"] == 0
+    ptxas = split_kernels[f"{dtype} 4"]["ptxas"]
+    if ptxas["spill_stores_bytes"] is not None:  # ptxas ships inside Triton's wheel
+        assert ptxas["spill_stores_bytes"] == 0 and ptxas["spill_loads_bytes"] == 0

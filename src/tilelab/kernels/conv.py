@@ -39,6 +39,7 @@ import triton
 import triton.language as tl
 
 from tilelab.kernels.matmul import grouped_tile, silu
+from tilelab.kernels.matmul_splitk import hand_in_slice, sum_of_slices
 
 
 @triton.jit
@@ -100,7 +101,7 @@ def batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr
 
 @triton.jit
 def conv2d_bn_silu_kernel(
-    x_ptr, w_ptr, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, y_ptr,
+    x_ptr, w_ptr, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, y_ptr, ws_ptr, counters_ptr,
     BATCH, C_IN, H, W, C_OUT, OH, OW,
     stride_xn, stride_xc, stride_xh, stride_xw,
     stride_wo, stride_wc, stride_wh, stride_ww,
@@ -116,10 +117,16 @@ def conv2d_bn_silu_kernel(
     SILU: tl.constexpr,
     HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
     BLOCK_DIAGONAL: tl.constexpr,
+    SPLIT_K: tl.constexpr,
 ):
     """y = SiLU(batch_norm(conv2d(x, w, groups) + bias)) as an implicit GEMM per bundle of groups: one
     BLOCK_M x BLOCK_N tile (pixels x the bundle's output channels) per program; the grid's second axis is the
     bundle. GROUPS counts bundles, and C_IN and C_OUT one bundle's channels: the product's K and N.
+
+    SPLIT_K > 1 (layers of few pixels and long K: 7x7 images of 512 channels make 100 tiles of 64x128 for 132
+    SMs, each 144 K steps long): the grid's third axis cuts each tile's K steps into SPLIT_K slices. Each
+    slice hands its float32 partial tile in to a [bundles, SPLIT_K, M, N] workspace; the last to arrive sums them
+    in slice order and runs the epilogue on the sum, as matmul's split-K kernel does (kernels/matmul_splitk.py).
 
     A bundle is one group (BLOCK_DIAGONAL False: C_IN and C_OUT are the group's), or, for groups of a few
     channels, several (C_IN / GROUP_C_IN of them): their product is one matrix product whose weight block is
@@ -149,11 +156,17 @@ def conv2d_bn_silu_kernel(
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     c_steps = tl.cdiv(C_IN, BLOCK_K)
+    steps = KH * KW * c_steps
+    first_step = 0
+    if SPLIT_K > 1:  # this program's slice of the K steps
+        per_slice = tl.cdiv(steps, SPLIT_K)
+        first_step = tl.program_id(2) * per_slice
+        steps = tl.minimum(first_step + per_slice, steps)
     # The K loop walks the taps outermost and the input channels innermost, in BLOCK_K runs that never cross a
     # tap, so one K step reads one input pixel per row: with channels-last storage each row of the block is a
     # contiguous run of channels. One loop over all K steps (tap, then channel run), so the compiler pipelines
     # the whole reduction, not a few channel runs per tap.
-    for step in range(0, KH * KW * c_steps):
+    for step in range(first_step, steps):
         tap = step // c_steps
         r = tap // KW
         s = tap % KW
@@ -176,9 +189,23 @@ def conv2d_bn_silu_kernel(
         b = tl.load(w_cols[None, :] + w_rows[:, None] * stride_wc, mask=b_ok, other=0.0)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
-    batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, EPS,
-                          y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
-                          SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)
+    if SPLIT_K == 1:
+        batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, EPS,
+                              y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
+                              SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)
+    else:
+        # The bundle's planes; the launcher keeps the whole workspace under 2**31 elements.
+        bundle = tl.program_id(1)
+        planes = ws_ptr + bundle * SPLIT_K * M * C_OUT
+        offsets = pixels[:, None] * C_OUT + group_channels[None, :]
+        inside = pixel_ok[:, None] & channel_ok[None, :]
+        counter = counters_ptr + bundle * tl.num_programs(0) + tl.program_id(0)
+        if hand_in_slice(acc, planes, M * C_OUT, offsets, inside, counter, tl.program_id(2)) == SPLIT_K - 1:
+            total = sum_of_slices(planes, M * C_OUT, offsets, inside, SPLIT_K)
+            batch_norm_silu_store(total, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr,
+                                  EPS, y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
+                                  SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)
+            tl.atomic_xchg(counter, 0, sem="relaxed", scope="gpu")  # ready for the next launch
 
 
 @triton.jit

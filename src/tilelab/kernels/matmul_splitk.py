@@ -37,6 +37,33 @@ from tilelab.kernels.matmul import (
 
 
 @triton.jit
+def hand_in_slice(acc, planes, plane_size, offsets, inside, counter, k_slice):
+    """Write this slice's float32 partial tile to its plane of the workspace and count it in the tile's counter;
+    returns how many slices arrived before it (SPLIT_K - 1: this one completes the tile: `sum_of_slices`).
+
+    planes: the tile's workspace, SPLIT_K planes of plane_size elements; offsets and inside: the tile's elements
+    in a plane and which of them exist. `tilelab.conv2d_bn_silu`'s split-K shares both functions.
+    """
+    tl.store(planes + k_slice * plane_size + offsets, acc, mask=inside)
+    # Every thread's partial is written before the count goes up (release), and
+    # the slice that sees SPLIT_K - 1 earlier arrivals sees all their partials (acquire).
+    tl.debug_barrier()
+    return tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+
+
+@triton.jit
+def sum_of_slices(planes, plane_size, offsets, inside, SPLIT_K: tl.constexpr):
+    """The last slice's part: the tile's sum over its SPLIT_K planes, in slice order (whoever arrives last, the
+    same sum: the same bits on every run). The caller stores it, then sets the tile's counter back to 0 for the
+    next launch (after the store: set before it, the sum spilled registers on sm_90)."""
+    total = tl.zeros(offsets.shape, dtype=tl.float32)
+    for s in tl.static_range(SPLIT_K):
+        # .cg: read from L2, never from a stale L1 line
+        total += tl.load(planes + s * plane_size + offsets, mask=inside, other=0.0, cache_modifier=".cg")
+    return total
+
+
+@triton.jit
 def finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride_cb, stride_cm, stride_cn,
                       SPLIT_K: tl.constexpr, off_n, BLOCK_N: tl.constexpr, bias_ptr, ACTIVATION: tl.constexpr):
     """Hand in this slice's partial tile; the slice that completes the tile writes C.
@@ -56,18 +83,10 @@ def finish_split_tile(acc, c_ptr, ws_ptr, counters_ptr, rows, cols, M, N, stride
         tl.store(c_tile, acc.to(c_ptr.dtype.element_ty), mask=inside)
     else:
         planes = ws_ptr + batch * SPLIT_K * M * N  # int64, since batch is
-        offsets = rows[:, None] * N + cols[None, :]
-        tl.store(planes + k_slice * M * N + offsets, acc, mask=inside)
-        # Every thread's partial is written before the count goes up (release), and
-        # the slice that sees SPLIT_K - 1 earlier arrivals sees all their partials (acquire).
-        tl.debug_barrier()
         counter = counters_ptr + batch * tl.num_programs(0) + tile
-        arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
-        if arrived == SPLIT_K - 1:
-            total = tl.zeros((acc.shape[0], acc.shape[1]), dtype=tl.float32)
-            for s in tl.static_range(SPLIT_K):  # slice order: the same sum whoever arrives last
-                # .cg: read from L2, never from a stale L1 line
-                total += tl.load(planes + s * M * N + offsets, mask=inside, other=0.0, cache_modifier=".cg")
+        offsets = rows[:, None] * N + cols[None, :]
+        if hand_in_slice(acc, planes, M * N, offsets, inside, counter, k_slice) == SPLIT_K - 1:
+            total = sum_of_slices(planes, M * N, offsets, inside, SPLIT_K)
             if bias_ptr is not None or ACTIVATION != "":  # on the sum, never on a partial
                 total = apply_epilogue(total, bias_ptr, off_n, N, BLOCK_N, ACTIVATION)
             tl.store(c_tile, total.to(c_ptr.dtype.element_ty), mask=inside)

@@ -31,6 +31,7 @@ import triton
 
 from tilelab import contracts, env, tuning
 from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_hopper
 from tilelab.tuning import Config
 
 INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -53,6 +54,21 @@ DOT_MIN_K = 16
 # against 171.3 at 64 and 134.9 at 16); more groups per tile multiply and load more of the block-diagonal zeros.
 PACKED_K = 32
 
+@dataclasses.dataclass(frozen=True)
+class ConvConfig(Config):
+    """A `tuning.Config` plus the implicit GEMM's split-K: each tile's K steps cut into `split_k` slices, one
+    program each, summed by the last to finish (`conv2d_bn_silu_kernel`). A plain Config means split_k 1."""
+
+    split_k: int = 1
+
+    def label(self) -> str:
+        return super().label() + (f"-sk{self.split_k}" if self.split_k > 1 else "")
+
+
+def split_k_of(config: Config) -> int:
+    return getattr(config, "split_k", 1)
+
+
 # Tried on the GPU, largest tiles first (pruned by the problem's size). The loads gather one input pixel per
 # row, so they go through registers (cp.async), not TMA: deeper pipelines than the matmul's TMA tiles.
 GPU_CANDIDATES: tuple[Config, ...] = (
@@ -66,6 +82,21 @@ GPU_CANDIDATES: tuple[Config, ...] = (
     Config(128, 32, 64, 8, num_warps=4, num_stages=4),
     Config(64, 16, 64, 8, num_warps=4, num_stages=4),
 )
+# Split-K, for layers of few output pixels and long K (3x3 over 256 or 512 channels at 14x14 or 7x7): too few
+# tiles to fill the SMs, each a long loop. The H200 emulation (S times the batch over C_in / S channels,
+# results/h200-conv-split-probe.log) measured these tiles fastest split, S = 2 or 4, where one slice per tile
+# lost (fp32 7x7x512: 50.4 us at S=4 against 76.8 unsplit; torch 51.6). Tried where the slices keep at least
+# SPLIT_K_MIN_STEPS K steps and the programs make at most SPLIT_K_MAX_WAVES waves.
+SPLIT_K_TILES: tuple[Config, ...] = (
+    Config(64, 128, 64, 8, num_warps=4, num_stages=3),
+    Config(128, 256, 64, 8, num_warps=8, num_stages=3),
+    Config(64, 256, 64, 8, num_warps=8, num_stages=3),
+    Config(128, 128, 64, 8, num_warps=8, num_stages=4),
+)
+SPLIT_K_FACTORS = (2, 4)
+SPLIT_K_MIN_STEPS = 8
+SPLIT_K_MAX_WAVES = 4
+SPLIT_K_LIMIT = 64  # an explicit ConvConfig's most slices (the grid's third axis)
 
 
 def direct_tile(pixels: int, channels: int, num_warps: int) -> Config:
@@ -218,10 +249,13 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     def launch(c: Config):
         return _launch(c, x, weight, per_channel, y, float(eps), geometry, input_precision, silu)
 
-    compiled, grid, args = launch(_choose_config(x, weight, geometry, input_precision, config, silu, launch))
+    chosen = _choose_config(x, weight, geometry, input_precision, config, silu, launch)
+    compiled, grid, args = launch(chosen)
     if key is not None:
-        _REPLAYS[key] = _ConvReplay(matmul_op.bind_launch_on_stream(compiled, grid, args[POINTERS:], x.device),
-                                    _channels_last(x), (geometry.batch, geometry.c_out, geometry.oh, geometry.ow))
+        direct = uses_direct_kernel(geometry)
+        pointers = DIRECT_POINTERS if direct else GEMM_POINTERS
+        _REPLAYS[key] = _ConvReplay(matmul_op.bind_launch_on_stream(compiled, grid, args[pointers:], x.device),
+                                    _channels_last(x), geometry, grid, None if direct else split_k_of(chosen))
     return y
 
 
@@ -326,6 +360,12 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
             f"{padding}: the output would be {geometry.oh}x{geometry.ow}")
     if isinstance(config, Config) and uses_direct_kernel(geometry):
         _check_direct_tile(config)
+    elif isinstance(config, Config) and split_k_of(config) > 1:
+        elements = _workspace_elements(geometry, split_k_of(config))
+        if elements >= INT32_LIMIT:
+            raise contracts.ShapeError(
+                f"config.split_k={split_k_of(config)}: the float32 workspace of partial tiles would hold {elements} "
+                "elements, 2**31 or more (its offsets are 32-bit); use fewer slices, or none")
     return geometry
 
 
@@ -337,10 +377,18 @@ def _check_tile(config: Config) -> None:
     if config.group_m < 1 or config.num_warps not in (1, 2, 4, 8, 16) or config.num_stages < 1:
         raise contracts.ContractError(f"config {config.label()}: group_m and num_stages must be >= 1, "
                                       "num_warps a power of two up to 16")
+    split_k = split_k_of(config)
+    if isinstance(split_k, bool) or not isinstance(split_k, int) or not 1 <= split_k <= SPLIT_K_LIMIT:
+        raise contracts.ContractError(f"config.split_k must be an integer from 1 to {SPLIT_K_LIMIT}; got {split_k!r}")
 
 
 def _check_direct_tile(config: Config) -> None:
-    """The direct kernel's sums live in registers: block_m x block_n of them over 32 * num_warps threads."""
+    """The direct kernel's sums live in registers: block_m x block_n of them over 32 * num_warps threads. It has
+    no K loop to split."""
+    if split_k_of(config) > 1:
+        raise contracts.ContractError(
+            f"config.split_k={split_k_of(config)}: the direct kernel (grouped, under {DOT_MIN_K} input channels per "
+            "group, unbundled) has no K loop to split; use split_k=1")
     per_thread = config.block_m * config.block_n // (32 * config.num_warps)
     if per_thread > DIRECT_MAX_SUMS_PER_THREAD:
         raise contracts.ContractError(
@@ -390,19 +438,40 @@ def tuning_key(x, weight, g: ConvGeometry, input_precision: str, silu: bool) -> 
     return "|".join(fields)
 
 
-def candidates(g: ConvGeometry, element_size: int) -> list[Config]:
+def candidates(g: ConvGeometry, element_size: int, sms: int = 132) -> list[Config]:
     """The GPU candidates that fit this problem: not wider than twice the (group's) output channels, not taller
     than twice the pixels; on the implicit GEMM, K steps no longer than the group's input channels (one K step
-    never crosses a filter tap)."""
+    never crosses a filter tap), and split-K (`SPLIT_K_TILES`) where the slices stay long and the programs
+    few (`sms`: the GPU's SMs)."""
     m, n, _ = g.gemm()
     if uses_direct_kernel(g):
         return tuning.prune(DIRECT_CANDIDATES, m, g.c_out, element_size)
-    base = list(GPU_CANDIDATES)
+    found = [*_fitted(GPU_CANDIDATES, g, element_size)]
+    for tile in _fitted(SPLIT_K_TILES, g, element_size):
+        steps = g.kh * g.kw * tuning.ceil_div(g.bundle_c_in, tile.block_k)
+        programs = tuning.tile_count(m, n, tile) * (g.groups // g.bundle)
+        for split in SPLIT_K_FACTORS:
+            if (steps >= split * SPLIT_K_MIN_STEPS and programs * split <= SPLIT_K_MAX_WAVES * sms
+                    and _workspace_elements(g, split) < INT32_LIMIT):
+                found.append(ConvConfig(**tile.as_dict(), split_k=split))
+    return list(dict.fromkeys(found))
+
+
+def _fitted(tiles, g: ConvGeometry, element_size: int) -> list[Config]:
+    """`tiles` pruned for this problem, their K steps as long in bytes as 16-bit ones and no longer than a
+    bundle's input channels."""
+    m, n, _ = g.gemm()
     if element_size >= 4:
-        base = [dataclasses.replace(c, block_k=c.block_k // 2) for c in base]  # the same bytes per K step
+        tiles = [dataclasses.replace(c, block_k=c.block_k // 2) for c in tiles]  # the same bytes per K step
     longest_k = tuning.pow2_at_least(g.bundle_c_in, 16)
-    base = [dataclasses.replace(c, block_k=min(c.block_k, longest_k)) for c in base]
-    return list(dict.fromkeys(tuning.prune(base, m, n, element_size)))
+    tiles = [dataclasses.replace(c, block_k=min(c.block_k, longest_k)) for c in tiles]
+    return list(dict.fromkeys(tuning.prune(tiles, m, n, element_size)))
+
+
+def _workspace_elements(g: ConvGeometry, split_k: int) -> int:
+    """Split-K's float32 partial tiles: [bundles, split_k, M, N] (the kernel's offsets into it are 32-bit)."""
+    m, n, _ = g.gemm()
+    return (g.groups // g.bundle) * split_k * m * n
 
 
 def _input_precision(x: torch.Tensor, precision: str | None) -> str:
@@ -420,11 +489,13 @@ def _choose_config(x, weight, g, input_precision, config, silu, launch=None) -> 
     if env.interpreting():
         return tuning.INTERPRETER
     key = tuning_key(x, weight, g, input_precision, silu)
-    found = tuning.known(key)
+    found = tuning.known(key, ConvConfig)
     if found is not None:
         return found
+    sms = matmul_hopper.sm_count(x.device.index or 0) if x.is_cuda else 132
     # Timing writes y, which the real launch overwrites afterwards.
-    return tuning.choose(key, candidates(g, x.element_size()), launch, measure=launch is not None)
+    return tuning.choose(key, candidates(g, x.element_size(), sms), launch, config_type=ConvConfig,
+                         measure=launch is not None)
 
 
 def _needs_64bit_offsets(x, weight, y, config: Config) -> bool:
@@ -438,7 +509,10 @@ def _needs_64bit_offsets(x, weight, y, config: Config) -> bool:
 
 
 PER_CHANNEL = ("bias", "mean", "var", "gamma", "beta")  # the kernel's per-channel pointers, after x and w
-POINTERS = 8  # the kernel's pointer arguments come first: x, w, the per-channel ones, y
+# The kernels' pointer arguments come first: x, w, the per-channel ones, y; then, the implicit GEMM's only,
+# split-K's workspace and tile counters.
+DIRECT_POINTERS = 8
+GEMM_POINTERS = 10
 
 
 def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeometry, input_precision: str,
@@ -461,13 +535,26 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
         return compiled, grid, args
     # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
-    # axis.
-    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups // g.bundle, 1)
-    args = (*pointers, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides, g.groups // g.bundle,
-            g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n, config.block_k,
-            config.group_m, input_precision, *epilogue, g.bundle > 1)
+    # axis, K slices along its third.
+    split_k = split_k_of(config)
+    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups // g.bundle, split_k)
+    args = (*pointers, *_split_k_scratch(g, split_k, grid, y), g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out,
+            g.oh, g.ow, *strides, g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw,
+            config.block_m, config.block_n, config.block_k, config.group_m, input_precision, *epilogue,
+            g.bundle > 1, split_k)
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, grid, args
+
+
+def _split_k_scratch(g: ConvGeometry, split_k: int, grid: tuple[int, int, int], y: torch.Tensor):
+    """Split-K's float32 workspace (fresh, from the caching allocator) and this stream's tile counters (zero
+    between launches: the last slice of each tile resets its own), shared with matmul's split-K. Unsplit, the
+    kernel never reads either: y's address stands in for both."""
+    if split_k == 1:
+        return y, y
+    m, n, _ = g.gemm()
+    workspace = y.new_empty((g.groups // g.bundle, split_k, m, n), dtype=torch.float32)
+    return workspace, matmul_hopper.split_k_counters(y.device, grid[0] * grid[1])
 
 
 def _pointers_or_mean(per_channel):
@@ -486,16 +573,19 @@ class _ConvReplay:
 
     launch: object  # matmul.bind_launch_on_stream(...) of the conv kernel
     channels_last: bool
-    out_shape: tuple[int, int, int, int]  # [batch, C_out, OH, OW]
+    geometry: ConvGeometry
+    grid: tuple[int, int, int]
+    split_k: int | None  # the implicit GEMM's slices (its workspace and counters come with each call); None: direct
 
     def __call__(self, x, weight, per_channel) -> torch.Tensor:
-        batch, c_out, oh, ow = self.out_shape
+        g = self.geometry
         if self.channels_last:  # NHWC in memory, seen as NCHW
-            y = x.new_empty((batch, oh, ow, c_out)).permute(0, 3, 1, 2)
+            y = x.new_empty((g.batch, g.oh, g.ow, g.c_out)).permute(0, 3, 1, 2)
         else:
-            y = x.new_empty(self.out_shape)
+            y = x.new_empty((g.batch, g.c_out, g.oh, g.ow))
+        scratch = () if self.split_k is None else _split_k_scratch(g, self.split_k, self.grid, y)
         self.launch(x.data_ptr(), weight.data_ptr(), *(t.data_ptr() for t in _pointers_or_mean(per_channel)),
-                    y.data_ptr())
+                    y.data_ptr(), *(t.data_ptr() for t in scratch))
         return y
 
 
@@ -584,7 +674,9 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
                             groups)
     found = candidates(geometry, torch.finfo(dtype).bits // 8)
     if isinstance(config, str):  # a name, or a candidate's label
-        known = {**NAMED_CONFIGS, **{c.label(): c for c in found}}
+        split = [ConvConfig(**c.as_dict(), split_k=k) for c in _fitted(SPLIT_K_TILES, geometry, dtype.itemsize)
+                 for k in SPLIT_K_FACTORS]  # the inspected layer is too large to split: named, they compile
+        known = {**NAMED_CONFIGS, **{c.label(): c for c in (*found, *split)}}
         contracts.require_choice(config, "config", known)
         config = known[config]
     config = config or found[0]
@@ -607,13 +699,17 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         integers.update(C_IN=geometry.bundle_c_in, C_OUT=geometry.bundle_c_out, GROUPS=groups // geometry.bundle,
                         GROUP_C_IN=geometry.c_in_per_group, GROUP_C_OUT=geometry.c_out_per_group)
         constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
-                          INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1)
+                          INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1,
+                          SPLIT_K=split_k_of(config))
 
     pointer = "*" + _TRITON_TYPE[dtype]
     signature = {"x_ptr": pointer, "w_ptr": pointer, **{f"{name}_ptr": "*fp32" for name in PER_CHANNEL},
                  "y_ptr": pointer}
     aligned = ["x_ptr", "w_ptr", "y_ptr"]
-    for name in kernel.arg_names[POINTERS:]:
+    if kernel is conv2d_bn_silu_kernel:
+        signature.update(ws_ptr="*fp32", counters_ptr="*i32")
+        aligned += ["ws_ptr", "counters_ptr"]
+    for name in kernel.arg_names[len(signature):]:
         value = integers.get(name)
         if name in constexprs or value == 1:  # Triton makes an integer argument equal to 1 a constant
             signature[name] = "constexpr"
