@@ -84,9 +84,10 @@ def test_the_tuned_choice_is_remembered(rng):
     g = conv_op.ConvGeometry(4, 64, 28, 28, 64, 3, 3, (1, 1), (1, 1), (1, 1))
     from tilelab import tuning
 
-    assert tuning.known(conv_op.tuning_key(x, weight, g, "tf32", True)) is not None
+    key = conv_op.tuning_key(x, weight, g, "tf32", True)
+    assert tuning.known(key, conv_op.ConvConfig) is not None
     plan = conv_op.describe_plan(x, weight, bias, **params, padding=1)
-    assert plan["config"] == tuning.known(conv_op.tuning_key(x, weight, g, "tf32", True)).as_dict()
+    assert plan["config"] == tuning.known(key, conv_op.ConvConfig).as_dict()
 
 
 # (C_in, C_out, groups): dense, depthwise (the direct kernel), 16 per group (the implicit GEMM per group).

@@ -125,8 +125,9 @@ def conv2d_bn_silu_kernel(
 
     SPLIT_K > 1 (layers of few pixels and long K: 7x7 images of 512 channels make 100 tiles of 64x128 for 132
     SMs, each 144 K steps long): the grid's third axis cuts each tile's K steps into SPLIT_K slices. Each
-    slice hands its float32 partial tile in to a [bundles, SPLIT_K, M, N] workspace; the last to arrive sums them
-    in slice order and runs the epilogue on the sum, as matmul's split-K kernel does (kernels/matmul_splitk.py).
+    slice hands its float32 partial tile in to a [bundles, tiles, SPLIT_K, BLOCK_M, BLOCK_N] workspace; the last
+    to arrive sums them in slice order and runs the epilogue on the sum, as matmul's split-K kernel does
+    (kernels/matmul_splitk.py).
 
     A bundle is one group (BLOCK_DIAGONAL False: C_IN and C_OUT are the group's), or, for groups of a few
     channels, several (C_IN / GROUP_C_IN of them): their product is one matrix product whose weight block is
@@ -194,14 +195,15 @@ def conv2d_bn_silu_kernel(
                               y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
                               SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)
     else:
-        # The bundle's planes; the launcher keeps the whole workspace under 2**31 elements.
-        bundle = tl.program_id(1)
-        planes = ws_ptr + bundle * SPLIT_K * M * C_OUT
-        offsets = pixels[:, None] * C_OUT + group_channels[None, :]
-        inside = pixel_ok[:, None] & channel_ok[None, :]
-        counter = counters_ptr + bundle * tl.num_programs(0) + tl.program_id(0)
-        if hand_in_slice(acc, planes, M * C_OUT, offsets, inside, counter, tl.program_id(2)) == SPLIT_K - 1:
-            total = sum_of_slices(planes, M * C_OUT, offsets, inside, SPLIT_K)
+        # A tile's SPLIT_K partials lie together in the workspace as whole tiles, padding included: stored and
+        # read back unmasked, at offsets known when compiling (over M x N planes, the offsets and masks took
+        # 70 more registers per thread). The launcher keeps the workspace under 2**31 elements.
+        tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+        planes = ws_ptr + tile * (SPLIT_K * BLOCK_M * BLOCK_N)
+        offsets = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+        counter = counters_ptr + tile
+        if hand_in_slice(acc, planes, BLOCK_M * BLOCK_N, offsets, None, counter, tl.program_id(2)) == SPLIT_K - 1:
+            total = sum_of_slices(planes, BLOCK_M * BLOCK_N, offsets, None, SPLIT_K)
             batch_norm_silu_store(total, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr,
                                   EPS, y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
                                   SILU, HAS_BIAS, HAS_GAMMA, HAS_BETA)

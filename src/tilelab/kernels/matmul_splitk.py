@@ -42,7 +42,8 @@ def hand_in_slice(acc, planes, plane_size, offsets, inside, counter, k_slice):
     returns how many slices arrived before it (SPLIT_K - 1: this one completes the tile: `sum_of_slices`).
 
     planes: the tile's workspace, SPLIT_K planes of plane_size elements; offsets and inside: the tile's elements
-    in a plane and which of them exist. `tilelab.conv2d_bn_silu`'s split-K shares both functions.
+    in a plane and which of them exist (None: all, as in conv's planes of whole tiles). `tilelab.conv2d_bn_silu`'s
+    split-K shares both functions.
     """
     tl.store(planes + k_slice * plane_size + offsets, acc, mask=inside)
     # Every thread's partial is written before the count goes up (release), and
@@ -59,7 +60,10 @@ def sum_of_slices(planes, plane_size, offsets, inside, SPLIT_K: tl.constexpr):
     total = tl.zeros(offsets.shape, dtype=tl.float32)
     for s in tl.static_range(SPLIT_K):
         # .cg: read from L2, never from a stale L1 line
-        total += tl.load(planes + s * plane_size + offsets, mask=inside, other=0.0, cache_modifier=".cg")
+        if inside is None:
+            total += tl.load(planes + s * plane_size + offsets, cache_modifier=".cg")
+        else:
+            total += tl.load(planes + s * plane_size + offsets, mask=inside, other=0.0, cache_modifier=".cg")
     return total
 
 

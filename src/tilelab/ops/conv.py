@@ -255,7 +255,7 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
         direct = uses_direct_kernel(geometry)
         pointers = DIRECT_POINTERS if direct else GEMM_POINTERS
         _REPLAYS[key] = _ConvReplay(matmul_op.bind_launch_on_stream(compiled, grid, args[pointers:], x.device),
-                                    _channels_last(x), geometry, grid, None if direct else split_k_of(chosen))
+                                    _channels_last(x), geometry, None if direct else chosen)
     return y
 
 
@@ -361,7 +361,7 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
     if isinstance(config, Config) and uses_direct_kernel(geometry):
         _check_direct_tile(config)
     elif isinstance(config, Config) and split_k_of(config) > 1:
-        elements = _workspace_elements(geometry, split_k_of(config))
+        elements = _workspace_elements(geometry, config)
         if elements >= INT32_LIMIT:
             raise contracts.ShapeError(
                 f"config.split_k={split_k_of(config)}: the float32 workspace of partial tiles would hold {elements} "
@@ -451,9 +451,10 @@ def candidates(g: ConvGeometry, element_size: int, sms: int = 132) -> list[Confi
         steps = g.kh * g.kw * tuning.ceil_div(g.bundle_c_in, tile.block_k)
         programs = tuning.tile_count(m, n, tile) * (g.groups // g.bundle)
         for split in SPLIT_K_FACTORS:
+            config = ConvConfig(**tile.as_dict(), split_k=split)
             if (steps >= split * SPLIT_K_MIN_STEPS and programs * split <= SPLIT_K_MAX_WAVES * sms
-                    and _workspace_elements(g, split) < INT32_LIMIT):
-                found.append(ConvConfig(**tile.as_dict(), split_k=split))
+                    and _workspace_elements(g, config) < INT32_LIMIT):
+                found.append(config)
     return list(dict.fromkeys(found))
 
 
@@ -468,10 +469,15 @@ def _fitted(tiles, g: ConvGeometry, element_size: int) -> list[Config]:
     return list(dict.fromkeys(tuning.prune(tiles, m, n, element_size)))
 
 
-def _workspace_elements(g: ConvGeometry, split_k: int) -> int:
-    """Split-K's float32 partial tiles: [bundles, split_k, M, N] (the kernel's offsets into it are 32-bit)."""
+def _workspace_shape(g: ConvGeometry, config: Config) -> tuple[int, int, int, int]:
+    """Split-K's float32 partial tiles, whole: [bundles, tiles, split_k, block_m * block_n]."""
     m, n, _ = g.gemm()
-    return (g.groups // g.bundle) * split_k * m * n
+    return g.groups // g.bundle, tuning.tile_count(m, n, config), split_k_of(config), config.block_m * config.block_n
+
+
+def _workspace_elements(g: ConvGeometry, config: Config) -> int:
+    """The split-K workspace's size (the kernel's offsets into it are 32-bit)."""
+    return math.prod(_workspace_shape(g, config))
 
 
 def _input_precision(x: torch.Tensor, precision: str | None) -> str:
@@ -538,7 +544,7 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     # axis, K slices along its third.
     split_k = split_k_of(config)
     grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups // g.bundle, split_k)
-    args = (*pointers, *_split_k_scratch(g, split_k, grid, y), g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out,
+    args = (*pointers, *_split_k_scratch(g, config, y), g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out,
             g.oh, g.ow, *strides, g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw,
             config.block_m, config.block_n, config.block_k, config.group_m, input_precision, *epilogue,
             g.bundle > 1, split_k)
@@ -546,15 +552,14 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     return compiled, grid, args
 
 
-def _split_k_scratch(g: ConvGeometry, split_k: int, grid: tuple[int, int, int], y: torch.Tensor):
+def _split_k_scratch(g: ConvGeometry, config: Config, y: torch.Tensor):
     """Split-K's float32 workspace (fresh, from the caching allocator) and this stream's tile counters (zero
     between launches: the last slice of each tile resets its own), shared with matmul's split-K. Unsplit, the
     kernel never reads either: y's address stands in for both."""
-    if split_k == 1:
+    if split_k_of(config) == 1:
         return y, y
-    m, n, _ = g.gemm()
-    workspace = y.new_empty((g.groups // g.bundle, split_k, m, n), dtype=torch.float32)
-    return workspace, matmul_hopper.split_k_counters(y.device, grid[0] * grid[1])
+    shape = _workspace_shape(g, config)
+    return y.new_empty(shape, dtype=torch.float32), matmul_hopper.split_k_counters(y.device, shape[0] * shape[1])
 
 
 def _pointers_or_mean(per_channel):
@@ -574,8 +579,7 @@ class _ConvReplay:
     launch: object  # matmul.bind_launch_on_stream(...) of the conv kernel
     channels_last: bool
     geometry: ConvGeometry
-    grid: tuple[int, int, int]
-    split_k: int | None  # the implicit GEMM's slices (its workspace and counters come with each call); None: direct
+    config: Config | None  # the implicit GEMM's (its split-K scratch comes with each call); None: the direct kernel
 
     def __call__(self, x, weight, per_channel) -> torch.Tensor:
         g = self.geometry
@@ -583,7 +587,7 @@ class _ConvReplay:
             y = x.new_empty((g.batch, g.oh, g.ow, g.c_out)).permute(0, 3, 1, 2)
         else:
             y = x.new_empty((g.batch, g.c_out, g.oh, g.ow))
-        scratch = () if self.split_k is None else _split_k_scratch(g, self.split_k, self.grid, y)
+        scratch = () if self.config is None else _split_k_scratch(g, self.config, y)
         self.launch(x.data_ptr(), weight.data_ptr(), *(t.data_ptr() for t in _pointers_or_mean(per_channel)),
                     y.data_ptr(), *(t.data_ptr() for t in scratch))
         return y
