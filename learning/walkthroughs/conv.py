@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from pathlib import Path
 
 from .script import Script
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # The tiny example: 1 image, 2 input channels, 4x4 pixels, a 3x3 filter to 3 output channels, padding 1, stride 1.
 TINY = dict(batch=1, c_in=2, h=4, w=4, c_out=3, kh=3, kw=3)
@@ -15,6 +20,18 @@ FP16_BYTES = 2
 # One output channel's batch norm, and one accumulator value to push through the epilogue.
 BN = dict(gamma=2.0, var=3.0, eps=1e-5, beta=0.5, mean=1.0, bias=0.25)
 ACC = 1.0
+
+# Split-K's example: ResNet-50's last 3x3 layer at batch 32 (kernel-bench's 32x512x7x7x512x3x1 case).
+SPLIT_LAYER = dict(batch=32, c_in=512, h=7, w=7, c_out=512, kh=3, kw=3)
+H200_SMS = 132
+# kernel-bench --op conv2d_bn_silu on the H200 with fresh tuning, after split-K, per dtype; and the run before it.
+SPLIT_RUNS = {dtype: f"results/h200-conv2d_bn_silu-{dtype}-split-k.json"
+              for dtype in ("float16", "bfloat16", "float32")}
+BEFORE_RUNS = {dtype: f"results/h200-conv2d_bn_silu-{dtype}-session23.json" for dtype in ("float16", "float32")}
+SPLIT_PROBE = "results/h200-conv-split-probe.log"  # the emulation: S times the batch over C_in / S channels
+REGISTERS_PROBE = "results/h200-conv-split-registers-probe.log"  # the real split-K tiles, some with maxnreg 168
+# kernel-bench's ragged layer (shape as kernel-bench writes it: batch, C_in, H, W, C_out, kernel, stride).
+RAGGED = [7, 33, 31, 29, 65, 3, 1]
 
 
 def geometry(sizes: dict, stride: int = 1, pad: int = 1, dil: int = 1):
@@ -115,6 +132,26 @@ def torch_epilogue(acc: float, gamma, var, eps, beta, mean, bias) -> float:
     return F.silu(y).item()
 
 
+def bench_cases(path: str) -> dict[tuple, dict]:
+    """A kernel-bench JSON's cases by shape, each {"us": {variant: median us}, "speedup": tilelab's against torch,
+    "config": tilelab's tuned config as a dict}."""
+    found = {}
+    for case in json.loads((ROOT / path).read_text())["cases"]:
+        by = {v["name"]: v for v in case["variants"]}
+        found[tuple(case["shape"])] = {"us": {name: v["timing"]["median_ms"] * 1e3 for name, v in by.items()},
+                                       "speedup": by["tilelab"]["speedup_vs_torch"],
+                                       "config": by["tilelab"]["plan"]["config"]}
+    return found
+
+
+def probe_us(path: str, section: str, pattern: str) -> float:
+    """The first time that `pattern` (a regular expression with one group) finds in a probe log's section
+    ("== <section>" up to the next "==")."""
+    text = (ROOT / path).read_text()
+    body = text.split(f"== {section}\n", 1)[1].split("\n==", 1)[0]
+    return float(re.search(pattern, body).group(1))
+
+
 def build() -> Script:
     from tilelab.ops.conv import SEED
 
@@ -183,13 +220,23 @@ def build() -> Script:
 
     s.say("The code: conv2d_bn_silu_kernel in src/tilelab/kernels/conv.py, one program per BLOCK_M x BLOCK_N tile")
     s.say("(pixels x output channels), launched by tilelab.conv2d_bn_silu; measure: kernel-bench --op conv2d_bn_silu.")
-    s.say("On the H200 (results/h200-conv2d_bn_silu-summary.md), fp16: geometric mean 1.49x torch's three ops over")
-    s.say("ten CNN layers; the 7x7x512 layer 0.99x, the ragged 7x33x31x29x65 layer 0.98x.")
+    run, before, ragged = bench_cases(SPLIT_RUNS["float16"]), bench_cases(BEFORE_RUNS["float16"]), tuple(RAGGED)
+    rest = {shape: case["speedup"] for shape, case in run.items() if shape != ragged}
+    slow, fast = min(rest, key=rest.get), max(rest, key=rest.get)
+    name = lambda shape: "x".join(map(str, shape))  # noqa: E731
+    s.say(f"On the H200, fp16 ({SPLIT_RUNS['float16']}), against torch's three ops:")
+    s.say(f"{rest[slow]:.2f}x ({name(slow)}) to {rest[fast]:.2f}x ({name(fast)}) on {len(rest)} CNN layers, geometric "
+          f"mean {math.prod(rest.values()) ** (1 / len(rest)):.2f}x.")
+    s.say(f"Left out: the ragged {name(ragged)} layer's {run[ragged]['speedup']:.2f}x there, torch's bad run, not our "
+          f"gain: torch took {run[ragged]['us']['torch']:.0f} us")
+    s.say(f"there, {before[ragged]['us']['torch']:.0f} in the run before ({BEFORE_RUNS['float16']}: "
+          f"{before[ragged]['speedup']:.2f}x).")
     s.ask("float32 x and w, no precision given: what does tl.dot use?", "tf32, on tensor cores ('ieee' opts out)")
     s.say(f"The seed chapter's trap: its fused convolution (config='seed' keeps its {SEED.block_m}x{SEED.block_n}x"
           f"{SEED.block_k} tile) asked tl.dot")
     s.say("for IEEE float32 products, which tensor cores do not compute, and so lost them; tilelab's default is tf32.")
     groups_section(s)
+    split_k_section(s)
     return s
 
 
@@ -217,3 +264,97 @@ def groups_section(s: Script) -> None:
     s.ask("depthwise (G = C_in = 64): which kernel", f"{kernel_path(layer(64, 64))}: float32 FMAs, no tl.dot")
     s.say("Read: groups_per_tile and uses_direct_kernel in src/tilelab/ops/conv.py, BLOCK_DIAGONAL in")
     s.say("conv2d_bn_silu_kernel; measure: kernel-bench --op conv2d_bn_silu-grouped (docs/PERFORMANCE.md).")
+
+
+def split_k_section(s: Script) -> None:
+    """Split-K: too few tiles of a long K; the library's rule for when the tuner tries it, and what it bought."""
+    from tilelab import tuning
+    from tilelab.ops.conv import (
+        SPLIT_K_FACTORS,
+        SPLIT_K_MAX_WAVES,
+        SPLIT_K_MIN_STEPS,
+        SPLIT_K_TILES,
+        ConvConfig,
+        _workspace_shape,
+        candidates,
+        split_k_of,
+    )
+
+    g = geometry(SPLIT_LAYER)
+    m, n, k = g.gemm()
+    s.say("\nSplit-K: the last layers have few output pixels and a long K.")
+    s.ask("ResNet-50's last 3x3 layer, 32x512x7x7 to 512 channels, pad 1: M, N, K", f"{m}, {n}, {k}")
+    split = [c for c in candidates(g, FP16_BYTES, H200_SMS) if split_k_of(c) > 1]
+    tile = split[0]
+    steps = k_step(k - 1, g, tile.block_k)[0] + 1
+    tiles = tuning.tile_count(m, n, tile)
+    s.ask(f"K steps of a {tile.block_m}x{tile.block_n}x{tile.block_k} fp16 tile: KH*KW*cdiv(C_in, BLOCK_K)", steps)
+    s.ask(f"its tiles (tuning.tile_count) on the H200's {H200_SMS} SMs",
+          f"{tiles}: {max(H200_SMS - tiles, 0)} SMs idle; each tile walks its {steps} steps alone")
+    s.say("ConvConfig.split_k = S cuts each tile's K steps into S slices, one program each (the grid's third axis):")
+    s.say("S times the programs, each 1/S as long. candidates() adds each of SPLIT_K_TILES in SPLIT_K_FACTORS = "
+          f"{SPLIT_K_FACTORS}")
+    s.say(f"slices, where each slice keeps at least SPLIT_K_MIN_STEPS = {SPLIT_K_MIN_STEPS} K steps (a shorter one is "
+          "mostly pipeline fill")
+    s.say(f"and hand-in) and tiles x S stays within SPLIT_K_MAX_WAVES = {SPLIT_K_MAX_WAVES} waves of the SMs (beyond "
+          "that the SMs are busy")
+    s.say("anyway, and the partials only cost).")
+    s.ask(f"split candidates candidates() adds here, fp16 ({len(SPLIT_K_TILES)} tiles x {len(SPLIT_K_FACTORS)})",
+          len(split))
+    labels = [c.label() for c in split]
+    half = (len(labels) + 1) // 2
+    s.say("  " + ", ".join(labels[:half]))
+    s.say("  " + ", ".join(labels[half:]))
+    early = geometry(RESNET)
+    early_steps = k_step(early.gemm()[2] - 1, early, block_k(early))[0] + 1
+    early_split = [c for c in candidates(early, FP16_BYTES, H200_SMS) if split_k_of(c) > 1]
+    s.ask(f"the 32x64x56x56 layer above: K steps, split candidates (2 slices need {2 * SPLIT_K_MIN_STEPS})",
+          f"{early_steps}, {len(early_split) or 'none'}")
+    wide = geometry(dict(batch=32, c_in=256, h=14, w=14, c_out=256, kh=3, kw=3))
+    fp32_tile = next(c for c in candidates(wide, 4, H200_SMS) if split_k_of(c) > 1)
+    wide_tiles = tuning.tile_count(*wide.gemm()[:2], fp32_tile)
+    kept = [c.split_k for c in candidates(wide, 4, H200_SMS)
+            if split_k_of(c) > 1 and tuning.Config.label(c) == tuning.Config.label(fp32_tile)]
+    s.ask(f"fp32 32x256x14x14x256, {fp32_tile.block_m}x{fp32_tile.block_n}x{fp32_tile.block_k} tile: tiles; 4 slices' "
+          f"programs against {SPLIT_K_MAX_WAVES} x {H200_SMS}",
+          f"{wide_tiles}; {4 * wide_tiles} > {SPLIT_K_MAX_WAVES * H200_SMS}: S tried " + ", ".join(map(str, kept)))
+
+    config = tile  # the first split candidate
+    shape = _workspace_shape(g, config)
+    elements = math.prod(shape)
+    s.say("Each slice walks its own run of K steps, then hand_in_slice (src/tilelab/kernels/matmul_splitk.py, shared")
+    s.say("with matmul's split-K) stores its float32 partial tile in the workspace and adds 1 to the tile's counter.")
+    s.ask(f"the workspace for {config.label()}, [bundles, tiles, S, BLOCK_M*BLOCK_N] (_workspace_shape)",
+          f"{list(shape)}: {elements:,} floats, {elements * 4 / 2**20:.2f} MiB")
+    s.say("The slice that counts S - 1 earlier arrivals is the last: sum_of_slices adds the S planes in slice order,")
+    s.say("0 first, whichever slice that is; conv2d_bn_silu_kernel runs the batch norm and SiLU on that sum, never on")
+    s.say("a partial, stores y and sets the counter back to 0 for the next launch.")
+    s.ask("(0.1 + 0.2) + 0.3 against 0.1 + (0.2 + 0.3), in doubles",
+          f"{(0.1 + 0.2) + 0.3!r} against {0.1 + (0.2 + 0.3)!r}")
+    s.say("Float addition is not associative: summed in arrival order, y's bits would change from run to run. In slice")
+    s.say("order they are the same every run.")
+
+    s.say("\nMeasured on the H200 (kernel-bench with fresh tuning); the layers whose tuned config split K:")
+    for dtype, path in SPLIT_RUNS.items():
+        before = bench_cases(BEFORE_RUNS[dtype]) if dtype in BEFORE_RUNS else {}
+        for shape, case in bench_cases(path).items():
+            chosen = ConvConfig(**case["config"])
+            if chosen.split_k == 1:
+                continue
+            was = before.get(shape)
+            then = f"{was['us']['tilelab']:.1f} us ({was['speedup']:.2f}x torch) before, " if was else ""
+            s.say(f"  {dtype:>8} {'x'.join(map(str, shape)):>20}: {then}{case['us']['tilelab']:.1f} us "
+                  f"({case['speedup']:.2f}x, torch {case['us']['torch']:.1f}) with {chosen.label()}")
+    s.say(f"(after: {SPLIT_RUNS['float16'].replace('float16', '<dtype>')}; before: "
+          f"{BEFORE_RUNS['float16'].replace('float16', '<dtype>')})")
+    layer = f"{g.batch}x{g.c_in}x{g.h}x{g.w}x{g.c_out} 3x3 float16"
+    emulated = probe_us(SPLIT_PROBE, layer, r"S=4: best four \(us\): \S+ w\d s\d ([\d.]+)")
+    name = tuning.Config.label(tile)  # without its -skS
+    real = {sk: probe_us(REGISTERS_PROBE, layer, rf"{name}-sk{sk} +([\d.]+) us") for sk in SPLIT_K_FACTORS}
+    s.say(f"The emulation (S times the batch over C_in/S channels, {SPLIT_PROBE}) promised more:")
+    s.say(f"fp16 {emulated} us at S=4, with no partials to write and sum. The real {name} took")
+    s.say(", ".join(f"{real[sk]} us at S={sk}" for sk in SPLIT_K_FACTORS) +
+          f" ({REGISTERS_PROBE}); capping its registers")
+    s.say("(maxnreg 168) did not help consistently.")
+    s.say("Read: ConvConfig, candidates and _workspace_shape in src/tilelab/ops/conv.py; hand_in_slice and")
+    s.say("sum_of_slices in src/tilelab/kernels/matmul_splitk.py; the SPLIT_K branch of conv2d_bn_silu_kernel.")

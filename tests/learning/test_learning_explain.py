@@ -1,7 +1,10 @@
 """learning.explain prints the lesson's numbers, traced from code, and draws the picture."""
 
+import inspect
 import io
+import json
 import math
+import re
 import struct
 
 import pytest
@@ -218,9 +221,123 @@ def test_conv_walkthrough_computes_from_the_library():
     assert answers["scale = gamma / sqrt(var + eps)"] == f"{2 / (3 + 1e-5) ** 0.5:.6f}"
     assert answers["shift = beta + (bias - mean) * scale"] == f"{0.5 - 0.75 * 2 / (3 + 1e-5) ** 0.5:.6f}"
     for name in ("conv2d_bn_silu_kernel", "tilelab.conv2d_bn_silu", "kernel-bench --op conv2d_bn_silu",
-                 "results/h200-conv2d_bn_silu-summary.md", "unfold", "(c, r, s)"):
+                 "results/h200-conv2d_bn_silu-float16-split-k.json", "unfold", "(c, r, s)"):
         assert name in text, name
     assert "conv" in TOPICS
+
+
+def _bench(path: str) -> dict:
+    """A kernel-bench JSON's cases by shape: {variant: (median us, speedup vs torch, config)}."""
+    cases = json.loads((REPO_ROOT / path).read_text())["cases"]
+    return {tuple(case["shape"]): {v["name"]: (v["timing"]["median_ms"] * 1e3, v["speedup_vs_torch"],
+                                               (v.get("plan") or {}).get("config"))
+                                   for v in case["variants"]} for case in cases}
+
+
+def test_conv_walkthrough_h200_summary_leaves_out_torch_s_bad_run():
+    text = _text(conv.build())
+    run = _bench("results/h200-conv2d_bn_silu-float16-split-k.json")
+    before = _bench("results/h200-conv2d_bn_silu-float16-session23.json")
+    ragged = (7, 33, 31, 29, 65, 3, 1)
+    assert run[ragged]["torch"][0] > 3 * before[ragged]["torch"][0]  # the reason it is left out
+    rest = [variants["tilelab"][1] for shape, variants in run.items() if shape != ragged]
+    assert len(rest) == 9
+    assert f"on 9 CNN layers, geometric mean {math.prod(rest) ** (1 / len(rest)):.2f}x." in text
+    assert f"{min(rest):.2f}x (32x512x7x7x512x3x1) to {max(rest):.2f}x" in text
+    assert f"Left out: the ragged 7x33x31x29x65x3x1 layer's {run[ragged]['tilelab'][1]:.2f}x" in text
+    assert f"torch took {run[ragged]['torch'][0]:.0f} us" in text
+    assert "1.49x" not in text and "summary.md" not in text  # the numbers before split-K
+
+
+def _split_k_lines(text: str) -> list[str]:
+    """The split-K section's printed candidate labels, in order."""
+    start = text.index("split candidates candidates() adds here")
+    lines = text[start:].splitlines()[1:]
+    shown = []
+    for line in lines:
+        if not line.startswith("  ") or "?" in line:
+            break
+        shown += line.strip().split(", ")
+    return shown
+
+
+def test_conv_walkthrough_split_k_comes_from_the_library():
+    from tilelab import tuning as tuning_lib
+    from tilelab.ops import conv as conv_op
+
+    text = _text(conv.build())
+    answers = _answers(text)
+    g = conv_op.ConvGeometry(32, 512, 7, 7, 512, 3, 3, (1, 1), (1, 1), (1, 1))
+    m, n, k = g.gemm()
+    assert answers["ResNet-50's last 3x3 layer, 32x512x7x7 to 512 channels, pad 1: M, N, K"] == f"{m}, {n}, {k}" == (
+        "1568, 512, 4608")
+    split = [c for c in conv_op.candidates(g, 2, 132) if conv_op.split_k_of(c) > 1]
+    tile = split[0]
+    assert (tile.block_m, tile.block_n, tile.block_k) == (64, 128, 64)
+    assert answers["K steps of a 64x128x64 fp16 tile: KH*KW*cdiv(C_in, BLOCK_K)"] == str(9 * 512 // 64) == "72"
+    tiles = tuning_lib.tile_count(m, n, tile)
+    assert answers["its tiles (tuning.tile_count) on the H200's 132 SMs"].startswith(f"{tiles}: {132 - tiles} SMs idle")
+    assert tiles == 100
+    assert answers["split candidates candidates() adds here, fp16 (4 tiles x 2)"] == str(len(split)) == "8"
+    assert _split_k_lines(text) == [c.label() for c in split]
+    assert answers["the 32x64x56x56 layer above: K steps, split candidates (2 slices need 16)"] == "9, none"
+    assert answers["fp32 32x256x14x14x256, 64x128x32 tile: tiles; 4 slices' programs against 4 x 132"] == (
+        "196; 784 > 528: S tried 2")
+    workspace = conv_op._workspace_shape(g, tile)
+    assert answers["the workspace for 64x128x64-g8-w4-s3-sk2, [bundles, tiles, S, BLOCK_M*BLOCK_N] "
+                   "(_workspace_shape)"].startswith(f"{list(workspace)}: {math.prod(workspace):,} floats")
+    for name in ("ConvConfig.split_k", "hand_in_slice", "sum_of_slices", "conv2d_bn_silu_kernel", "_workspace_shape",
+                 "src/tilelab/kernels/matmul_splitk.py", "SPLIT_K_MIN_STEPS = 8", "SPLIT_K_MAX_WAVES = 4",
+                 "SPLIT_K_FACTORS = (2, 4)", "slice order"):
+        assert name in text, name
+    # Every named function exists where the walkthrough says it does.
+    from tilelab.kernels import conv as conv_kernels
+    from tilelab.kernels import matmul_splitk
+
+    assert {"hand_in_slice", "sum_of_slices"} <= set(vars(matmul_splitk))
+    assert "hand_in_slice" in inspect.getsource(conv_kernels.conv2d_bn_silu_kernel.fn)
+
+
+def test_conv_walkthrough_split_k_follows_the_rule(monkeypatch):
+    from tilelab.ops import conv as conv_op
+
+    # Slices of at least 20 K steps: the 72-step tiles can be cut in 2, no longer in 4.
+    monkeypatch.setattr(conv_op, "SPLIT_K_MIN_STEPS", 20)
+    text = _text(conv.build())
+    answers = _answers(text)
+    shown = _split_k_lines(text)
+    assert shown and all(label.endswith("-sk2") for label in shown), shown
+    assert answers["split candidates candidates() adds here, fp16 (4 tiles x 2)"] == str(len(shown)) == "4"
+    assert "SPLIT_K_MIN_STEPS = 20" in text
+    assert answers["the 32x64x56x56 layer above: K steps, split candidates (2 slices need 40)"] == "9, none"
+
+
+def test_conv_walkthrough_split_k_measurements_come_from_the_runs():
+    from tilelab.ops.conv import ConvConfig
+
+    rows = _text(conv.build()).splitlines()
+    shown = 0
+    for dtype in ("float16", "bfloat16", "float32"):
+        for shape, variants in _bench(f"results/h200-conv2d_bn_silu-{dtype}-split-k.json").items():
+            us, speedup, config = variants["tilelab"]
+            if config.get("split_k", 1) == 1:
+                continue
+            shown += 1
+            after = (f"{us:.1f} us ({speedup:.2f}x, torch {variants['torch'][0]:.1f}) with "
+                     f"{ConvConfig(**config).label()}")
+            name = f" {'x'.join(map(str, shape))}: "
+            matching = [row for row in rows if row.strip().startswith(dtype + " ") and name in row]
+            assert len(matching) == 1 and matching[0].endswith(after), (dtype, shape, matching)
+    assert shown == 4  # fp16, bf16 and fp32 7x7x512, fp32 14x14x256
+    measured = [row for row in rows if re.match(r"\s+(float16|bfloat16|float32)\s+\d+x", row)]
+    assert len(measured) == shown, measured  # only the layers whose tuned config split K
+    fp16 = next(row for row in rows if row.strip().startswith("float16 ") and "32x512x7x7x512" in row)
+    old_us, old_speedup, _ = _bench("results/h200-conv2d_bn_silu-float16-session23.json")[
+        (32, 512, 7, 7, 512, 3, 1)]["tilelab"]
+    assert f"{old_us:.1f} us ({old_speedup:.2f}x torch) before" in fp16
+    assert "41.4 us (1.01x torch) before, 38.7 us (1.07x, torch 41.5)" in fp16
+    text = "\n".join(rows)
+    assert "29.2 us at S=4" in text and "38.6 us at S=2, 44.5 us at S=4" in text  # the probe logs
 
 
 def test_conv_walkthrough_groups_come_from_the_library():
