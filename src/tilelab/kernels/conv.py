@@ -124,10 +124,10 @@ def conv2d_bn_silu_kernel(
     bundle. GROUPS counts bundles, and C_IN and C_OUT one bundle's channels: the product's K and N.
 
     SPLIT_K > 1 (layers of few pixels and long K: 7x7 images of 512 channels make 100 tiles of 64x128 for 132
-    SMs, each 144 K steps long): the grid's third axis cuts each tile's K steps into SPLIT_K slices. Each
-    slice hands its float32 partial tile in to a [bundles, tiles, SPLIT_K, BLOCK_M, BLOCK_N] workspace; the last
-    to arrive sums them in slice order and runs the epilogue on the sum, as matmul's split-K kernel does
-    (kernels/matmul_splitk.py).
+    SMs, each 72 K steps long in fp16, 144 in fp32): the grid's third axis cuts each tile's K steps into SPLIT_K
+    slices. Each slice hands its float32 partial tile in to a [bundles, tiles, SPLIT_K, BLOCK_M, BLOCK_N]
+    workspace; the last to arrive sums them in slice order and runs the epilogue on the sum, as matmul's split-K
+    kernel does (kernels/matmul_splitk.py).
 
     A bundle is one group (BLOCK_DIAGONAL False: C_IN and C_OUT are the group's), or, for groups of a few
     channels, several (C_IN / GROUP_C_IN of them): their product is one matrix product whose weight block is
