@@ -54,6 +54,14 @@ def test_conv_seed_config_and_float32_ieee(tmp_path):
     assert ieee["census"]["ptx"]["fma.f32"] > 0
 
 
+def test_conv_split_k_config_by_its_label(tmp_path):
+    """The inspected layer is too large to split, but split-K's tiles are named by their labels all the same."""
+    found = inspect(tmp_path, "--config", "64x128x64-g8-w4-s3-sk2", "--target", "sm_90")
+    assert found["config"]["split_k"] == 2 and found["config"]["block_n"] == 128
+    assert found["census"]["ptx"]["wgmma"] > 0
+    assert "atom.global.gpu.acq_rel.add" in (tmp_path / "conv2d_bn_silu_kernel.ptx").read_text()
+
+
 def test_conv_table_names_the_implicit_gemm(tmp_path):
     done = run_tool("tilelab.inspect", "--op", "conv2d_bn_silu", "--config", "seed", "--target", "sm_80",
                     "--output", str(tmp_path), interpret=False)

@@ -80,7 +80,8 @@ def parser() -> argparse.ArgumentParser:
                         "128x192x64-g8-w4-s4, a wide tile); Hopper kernels: a candidate's label "
                         "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
                         "128x64x32-w4-s6); conv2d_bn_silu: seed, interpreter or a candidate's label (e.g. "
-                        "128x128x64-g8-w8-s3); default: the first tuning candidate")
+                        "128x128x64-g8-w8-s3, or split-K's 64x128x64-g8-w4-s3-sk2); default: the first tuning "
+                        "candidate")
     p.add_argument("--groups", type=int, default=1,
                    help="conv2d_bn_silu only: a grouped convolution of the 64 channels inspected (a divisor of 64); "
                         "64 (depthwise) is the direct kernel; 8 to 32 groups (2 to 8 channels each) share "
