@@ -12,6 +12,7 @@ from tests.interpreter.test_conv_interpreter import (
     check_guards,
     guarded_outputs,  # noqa: F401  (a fixture)
     make_problem,
+    stored,
 )
 from tilelab.ops import conv as conv_op
 from tilelab.ops import matmul_hopper
@@ -83,3 +84,35 @@ def test_a_workspace_past_int32_offsets_is_refused(device):
     stats = {"running_mean": torch.zeros(512, device=device), "running_var": torch.ones(512, device=device)}
     with pytest.raises(tilelab.ShapeError, match="workspace of partial tiles would hold 4294967296 elements"):
         tilelab.conv2d_bn_silu(x, weight, **stats, config=_tile(2))
+
+
+# -- every layout, and the grid's limits ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "sliced", "cropped", "transposed_hw"])
+def test_split_k_reads_any_strides(layout, device, rng, guarded_outputs):  # noqa: F811
+    x, weight, bias, params = make_problem(2, 40, 6, 7, 24, 3, torch.float16, device, rng)
+    x, weight = stored(x, weight, layout)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=_tile(3))
+    assert_matches(y, x, weight, bias, params, padding=1, label=layout)
+    check_guards(guarded_outputs)
+
+
+def test_more_bundles_than_the_grid_holds_are_refused(device):
+    """65536 groups of 16 channels: one implicit GEMM each along the grid's second axis, one more than CUDA
+    allows. Refused before anything is allocated or launched (x and the weight are one element, expanded)."""
+    groups, per_group = 65536, 16
+    x = torch.zeros((1, 1, 1, 1), dtype=torch.float16, device=device).expand(1, groups * per_group, 1, 1)
+    weight = torch.zeros((1, 1, 1, 1), dtype=torch.float16, device=device).expand(groups, per_group, 1, 1)
+    stats = {"running_mean": torch.zeros(groups, device=device), "running_var": torch.ones(groups, device=device)}
+    with pytest.raises(tilelab.ShapeError, match="65536 bundles of groups along the grid's second axis, at most 65535"):
+        tilelab.conv2d_bn_silu(x, weight, **stats, groups=groups)
+
+
+def test_more_direct_channel_tiles_than_the_grid_holds_are_refused(device):
+    channels = 65535 * 16 + 1  # depthwise, in tiles of 16 output channels: 65536 of them
+    x = torch.zeros((1, 1, 1, 1), dtype=torch.float16, device=device).expand(1, channels, 1, 1)
+    weight = torch.zeros((1, 1, 1, 1), dtype=torch.float16, device=device).expand(channels, 1, 1, 1)
+    stats = {"running_mean": torch.zeros(channels, device=device), "running_var": torch.ones(channels, device=device)}
+    with pytest.raises(tilelab.ShapeError, match="the direct kernel's 65536 tiles of 16 output channels exceed"):
+        tilelab.conv2d_bn_silu(x, weight, **stats, groups=channels, config=conv_op.direct_tile(16, 16, 1))

@@ -360,6 +360,11 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
         raise contracts.ShapeError(
             f"the filter ({kh}x{kw}, dilation {dilation}) does not fit in x's {h}x{w} image with padding "
             f"{padding}: the output would be {geometry.oh}x{geometry.ow}")
+    bundles = geometry.groups // geometry.bundle
+    if not uses_direct_kernel(geometry) and bundles > matmul_op.MAX_GRID_Y:
+        raise contracts.ShapeError(
+            f"groups={groups}: the implicit GEMM runs {bundles} bundles of groups along the grid's second axis, "
+            f"at most {matmul_op.MAX_GRID_Y} (CUDA's limit)")
     if isinstance(config, Config) and uses_direct_kernel(geometry):
         _check_direct_tile(config)
     elif isinstance(config, Config) and split_k_of(config) > 1:
@@ -538,6 +543,10 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     if uses_direct_kernel(g):
         # Pixel tiles along the grid's first axis, channel tiles (spanning groups) along its second.
         grid = (triton.cdiv(m, config.block_m), triton.cdiv(g.c_out, config.block_n), 1)
+        if grid[1] > matmul_op.MAX_GRID_Y:
+            raise contracts.ShapeError(
+                f"C_out={g.c_out}: the direct kernel's {grid[1]} tiles of {config.block_n} output channels exceed the "
+                f"grid's second axis ({matmul_op.MAX_GRID_Y}, CUDA's limit)")
         args = (*pointers, g.batch, g.h, g.w, g.c_out, g.oh, g.ow, *strides, g.c_in_per_group, g.c_out_per_group,
                 g.kh, g.kw, config.block_m, config.block_n, *epilogue)
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
