@@ -144,6 +144,11 @@ def bench_cases(path: str) -> dict[tuple, dict]:
     return found
 
 
+def name(shape) -> str:
+    """A kernel-bench case's shape as the reports write it: 32x512x7x7x512x3x1."""
+    return "x".join(map(str, shape))
+
+
 def probe_us(path: str, section: str, pattern: str) -> float:
     """The first time that `pattern` (a regular expression with one group) finds in a probe log's section
     ("== <section>" up to the next "==")."""
@@ -223,7 +228,6 @@ def build() -> Script:
     run, before, ragged = bench_cases(SPLIT_RUNS["float16"]), bench_cases(BEFORE_RUNS["float16"]), tuple(RAGGED)
     rest = {shape: case["speedup"] for shape, case in run.items() if shape != ragged}
     slow, fast = min(rest, key=rest.get), max(rest, key=rest.get)
-    name = lambda shape: "x".join(map(str, shape))  # noqa: E731
     s.say(f"On the H200, fp16 ({SPLIT_RUNS['float16']}), against torch's three ops:")
     s.say(f"{rest[slow]:.2f}x ({name(slow)}) to {rest[fast]:.2f}x ({name(fast)}) on {len(rest)} CNN layers, geometric "
           f"mean {math.prod(rest.values()) ** (1 / len(rest)):.2f}x.")
@@ -343,16 +347,16 @@ def split_k_section(s: Script) -> None:
                 continue
             was = before.get(shape)
             then = f"{was['us']['tilelab']:.1f} us ({was['speedup']:.2f}x torch) before, " if was else ""
-            s.say(f"  {dtype:>8} {'x'.join(map(str, shape)):>20}: {then}{case['us']['tilelab']:.1f} us "
+            s.say(f"  {dtype:>8} {name(shape):>20}: {then}{case['us']['tilelab']:.1f} us "
                   f"({case['speedup']:.2f}x, torch {case['us']['torch']:.1f}) with {chosen.label()}")
     s.say(f"(after: {SPLIT_RUNS['float16'].replace('float16', '<dtype>')}; before: "
           f"{BEFORE_RUNS['float16'].replace('float16', '<dtype>')})")
     layer = f"{g.batch}x{g.c_in}x{g.h}x{g.w}x{g.c_out} 3x3 float16"
     emulated = probe_us(SPLIT_PROBE, layer, r"S=4: best four \(us\): \S+ w\d s\d ([\d.]+)")
-    name = tuning.Config.label(tile)  # without its -skS
-    real = {sk: probe_us(REGISTERS_PROBE, layer, rf"{name}-sk{sk} +([\d.]+) us") for sk in SPLIT_K_FACTORS}
+    unsplit = tuning.Config.label(tile)  # without its -skS
+    real = {sk: probe_us(REGISTERS_PROBE, layer, rf"{unsplit}-sk{sk} +([\d.]+) us") for sk in SPLIT_K_FACTORS}
     s.say(f"The emulation (S times the batch over C_in/S channels, {SPLIT_PROBE}) promised more:")
-    s.say(f"fp16 {emulated} us at S=4, with no partials to write and sum. The real {name} took")
+    s.say(f"fp16 {emulated} us at S=4, with no partials to write and sum. The real {unsplit} took")
     s.say(", ".join(f"{real[sk]} us at S={sk}" for sk in SPLIT_K_FACTORS) +
           f" ({REGISTERS_PROBE}); capping its registers")
     s.say("(maxnreg 168) did not help consistently.")
