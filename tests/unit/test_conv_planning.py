@@ -310,3 +310,26 @@ def test_split_k_compiles_to_one_count_per_slice_and_l2_reads_of_the_partials(sp
     ptxas = split_kernels[f"{dtype} 4"]["ptxas"]
     if ptxas["spill_stores_bytes"] is not None:  # ptxas ships inside Triton's wheel
         assert ptxas["spill_stores_bytes"] == 0 and ptxas["spill_loads_bytes"] == 0
+
+
+@pytest.mark.parametrize("direct,workspace", [(True, None), (False, None), (False, (1, 6, 2, 8192))],
+                         ids=["direct", "gemm", "gemm-split"])
+def test_a_replay_passes_y_then_the_split_k_scratch(direct, workspace):
+    """What a recorded launch receives, without a GPU: x, w, five per-channel pointers and y; the implicit GEMM
+    then a workspace and the tile counters (split: a fresh float32 workspace of the recorded shape; unsplit: y's
+    address twice, never read)."""
+    received = []
+    replay = conv_op._ConvReplay(lambda *pointers: received.append(pointers), True, (2, 24, 5, 7), direct,
+                                 workspace)
+    x = torch.empty(2, 16, 5, 7)
+    stats = (None, torch.zeros(24), torch.ones(24), None, None)
+    y = replay(x, torch.empty(24, 16, 3, 3), stats)
+    assert tuple(y.shape) == (2, 24, 5, 7) and y.is_contiguous(memory_format=torch.channels_last)
+    (pointers,) = received
+    assert pointers[7] == y.data_ptr()
+    if direct:
+        assert len(pointers) == conv_op.DIRECT_POINTERS
+    elif workspace is None:
+        assert len(pointers) == conv_op.GEMM_POINTERS and pointers[8:] == (y.data_ptr(), y.data_ptr())
+    else:
+        assert len(pointers) == conv_op.GEMM_POINTERS and y.data_ptr() not in pointers[8:]

@@ -257,7 +257,8 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
         direct = uses_direct_kernel(geometry)
         pointers = DIRECT_POINTERS if direct else GEMM_POINTERS
         _REPLAYS[key] = _ConvReplay(matmul_op.bind_launch_on_stream(compiled, grid, args[pointers:], x.device),
-                                    _channels_last(x), geometry, None if direct else chosen)
+                                    _channels_last(x), (geometry.batch, geometry.c_out, geometry.oh, geometry.ow),
+                                    direct, None if direct else _split_workspace(geometry, chosen))
     return y
 
 
@@ -555,22 +556,27 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     # axis, K slices along its third.
     split_k = split_k_of(config)
     grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups // g.bundle, split_k)
-    args = (*pointers, *_split_k_scratch(g, config, y), g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out,
-            g.oh, g.ow, *strides, g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw,
-            config.block_m, config.block_n, config.block_k, config.group_m, input_precision, *epilogue,
-            g.bundle > 1, split_k)
+    scratch = _split_k_scratch(_split_workspace(g, config), y)
+    args = (*pointers, *scratch, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides,
+            g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n,
+            config.block_k, config.group_m, input_precision, *epilogue, g.bundle > 1, split_k)
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, grid, args
 
 
-def _split_k_scratch(g: ConvGeometry, config: Config, y: torch.Tensor):
-    """Split-K's float32 workspace (fresh, from the caching allocator) and this stream's tile counters (zero
-    between launches: the last slice of each tile resets its own), shared with matmul's split-K. Unsplit, the
-    kernel never reads either: y's address stands in for both."""
-    if split_k_of(config) == 1:
+def _split_workspace(g: ConvGeometry, config: Config) -> tuple[int, int, int, int] | None:
+    """The implicit GEMM's split-K workspace shape (`_workspace_shape`), or None unsplit."""
+    return _workspace_shape(g, config) if split_k_of(config) > 1 else None
+
+
+def _split_k_scratch(workspace: tuple[int, int, int, int] | None, y: torch.Tensor):
+    """Split-K's float32 workspace of that shape (fresh, from the caching allocator) and this stream's tile
+    counters (zero between launches: the last slice of each tile resets its own), shared with matmul's split-K.
+    Unsplit (None), the kernel never reads either: y's address stands in for both."""
+    if workspace is None:
         return y, y
-    shape = _workspace_shape(g, config)
-    return y.new_empty(shape, dtype=torch.float32), matmul_hopper.split_k_counters(y.device, shape[0] * shape[1])
+    return (y.new_empty(workspace, dtype=torch.float32),
+            matmul_hopper.split_k_counters(y.device, workspace[0] * workspace[1]))
 
 
 def _pointers_or_mean(per_channel):
@@ -589,16 +595,17 @@ class _ConvReplay:
 
     launch: object  # matmul.bind_launch_on_stream(...) of the conv kernel
     channels_last: bool
-    geometry: ConvGeometry
-    config: Config | None  # the implicit GEMM's (its split-K scratch comes with each call); None: the direct kernel
+    out_shape: tuple[int, int, int, int]  # [batch, C_out, OH, OW]
+    direct: bool  # the direct kernel: no split-K scratch after y
+    workspace: tuple[int, int, int, int] | None  # the implicit GEMM's split-K workspace shape (fresh each call)
 
     def __call__(self, x, weight, per_channel) -> torch.Tensor:
-        g = self.geometry
+        batch, c_out, oh, ow = self.out_shape
         if self.channels_last:  # NHWC in memory, seen as NCHW
-            y = x.new_empty((g.batch, g.oh, g.ow, g.c_out)).permute(0, 3, 1, 2)
+            y = x.new_empty((batch, oh, ow, c_out)).permute(0, 3, 1, 2)
         else:
-            y = x.new_empty((g.batch, g.c_out, g.oh, g.ow))
-        scratch = () if self.config is None else _split_k_scratch(g, self.config, y)
+            y = x.new_empty(self.out_shape)
+        scratch = () if self.direct else _split_k_scratch(self.workspace, y)
         self.launch(x.data_ptr(), weight.data_ptr(), *(t.data_ptr() for t in _pointers_or_mean(per_channel)),
                     y.data_ptr(), *(t.data_ptr() for t in scratch))
         return y
