@@ -1,12 +1,16 @@
 #!/bin/bash
 # Device call XXXXXXX (2026-11-30, session 25): the branch conv-split-half-tiles against main, each from its own
-# snapshot (snapshot-main.tar = main's head, snapshot-halves.tar = 64bc107, snapshot-halves-order.tar = 0b7dda2):
+# snapshot (device-snapshot.tar = main's head; snapshot-halves-src.tar and snapshot-halves-order-src.tar = src/ of
+# 64bc107 and 0b7dda2, laid over main's tree in place of its src/):
 # the two layers that split (7x7x512, 14x14x256) in fp16 and fp32, from the shipped table (same configs for all
 # three, so the kernels are compared at equal tiles); variants interleaved per dtype. Then matmul's and linear's
 # split-K GPU tests, which the twenty-fourth session's runs did not finish.
 W=/tmp/w25x; rm -rf "$W"; mkdir -p "$W/w"
 for variant in main halves halves-order; do
-  mkdir -p "$W/$variant" && tar -xf snapshot-$variant.tar -C "$W/$variant" || exit 1
+  mkdir -p "$W/$variant" && tar -xf device-snapshot.tar -C "$W/$variant" || exit 1
+  if [ "$variant" != main ]; then
+    rm -rf "$W/$variant/src" && tar -xf snapshot-$variant-src.tar -C "$W/$variant" || exit 1
+  fi
 done
 for dtype in float16 float32; do
   for variant in main halves halves-order; do
