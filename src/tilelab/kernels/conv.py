@@ -124,8 +124,8 @@ def conv2d_bn_silu_kernel(
     bundle. GROUPS counts bundles, and C_IN and C_OUT one bundle's channels: the product's K and N.
 
     SPLIT_K > 1 (layers of few pixels and long K: 7x7 images of 512 channels make 100 tiles of 64x128 for 132
-    SMs, each 72 K steps long in fp16, 144 in fp32): the grid's third axis cuts each tile's K steps into SPLIT_K
-    slices. Each slice hands its float32 partial tile in to a [bundles, tiles, SPLIT_K, BLOCK_M, BLOCK_N]
+    SMs, each 72 K steps long in fp16, 144 in fp32): each tile's K steps are cut into SPLIT_K slices, neighbours
+    along the grid's first axis. Each slice hands its float32 partial tile in to a [bundles, tiles, SPLIT_K, BLOCK_M, BLOCK_N]
     workspace; the last to arrive sums them in slice order and runs the epilogue on the sum, as matmul's split-K
     kernel does (kernels/matmul_splitk.py).
 
@@ -135,7 +135,14 @@ def conv2d_bn_silu_kernel(
     work, which such a layer has plenty of; one group per program would make programs too short to hide a load.
     """
     M = BATCH * OH * OW
-    pid_m, pid_n = grouped_tile(tl.program_id(0), M, C_OUT, BLOCK_M, BLOCK_N, GROUP_M)
+    # Split, a tile's slices are neighbours along the grid's first axis (slice fastest), so they run together and
+    # the tiles' last slices, which sum and store, spread over the launch instead of all coming last.
+    tile_id = tl.program_id(0)
+    k_slice = 0
+    if SPLIT_K > 1:
+        k_slice = tile_id % SPLIT_K
+        tile_id = tile_id // SPLIT_K
+    pid_m, pid_n = grouped_tile(tile_id, M, C_OUT, BLOCK_M, BLOCK_N, GROUP_M)
     # Rows of C: output pixels; columns of C: the group's output channels.
     pixels, group_channels, pixel_ok, channel_ok = output_tile(pid_m, pid_n, M, C_OUT, BLOCK_M, BLOCK_N, OFFSETS_64)
     ks = tl.arange(0, BLOCK_K)  # input channels inside one K step
@@ -161,7 +168,7 @@ def conv2d_bn_silu_kernel(
     first_step = 0
     if SPLIT_K > 1:  # this program's slice of the K steps
         per_slice = tl.cdiv(steps, SPLIT_K)
-        first_step = tl.program_id(2) * per_slice
+        first_step = k_slice * per_slice
         steps = tl.minimum(first_step + per_slice, steps)
     # The K loop walks the taps outermost and the input channels innermost, in BLOCK_K runs that never cross a
     # tap, so one K step reads one input pixel per row: with channels-last storage each row of the block is a
@@ -198,11 +205,11 @@ def conv2d_bn_silu_kernel(
         # A tile's SPLIT_K partials lie together in the workspace as whole tiles, padding included: stored and
         # read back unmasked, at offsets known when compiling (M x N planes took masks and 2-16 more registers
         # per thread on sm_90). The launcher keeps the workspace under 2**31 elements.
-        tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+        tile = tl.program_id(1) * (tl.num_programs(0) // SPLIT_K) + tile_id
         planes = ws_ptr + tile * (SPLIT_K * BLOCK_M * BLOCK_N)
         offsets = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
         counter = counters_ptr + tile
-        if hand_in_slice(acc, planes, BLOCK_M * BLOCK_N, offsets, None, counter, tl.program_id(2)) == SPLIT_K - 1:
+        if hand_in_slice(acc, planes, BLOCK_M * BLOCK_N, offsets, None, counter, k_slice) == SPLIT_K - 1:
             # The sum and its epilogue in two halves of BLOCK_N / 2 columns: half as many values live at once
             # (sm_90, 64x128 tiles in 2 slices: fp16 178 -> 159 registers, fp32 184 -> 139; 3 programs per SM
             # fit where 2 did). Not yet timed on the H200: scripts/h200_session_split_halves.sh.
