@@ -295,7 +295,7 @@ def split_k_section(s: Script) -> None:
     s.ask(f"K steps of a {tile.block_m}x{tile.block_n}x{tile.block_k} fp16 tile: KH*KW*cdiv(C_in, BLOCK_K)", steps)
     s.ask(f"its tiles (tuning.tile_count) on the H200's {H200_SMS} SMs",
           f"{tiles}: {max(H200_SMS - tiles, 0)} SMs idle; each tile walks its {steps} steps alone")
-    s.say("ConvConfig.split_k = S cuts each tile's K steps into S slices, one program each (the grid's third axis):")
+    s.say("ConvConfig.split_k = S cuts each tile's K steps into S slices, one program each (neighbours on the grid):")
     s.say("S times the programs, each 1/S as long. candidates() adds each of SPLIT_K_TILES in SPLIT_K_FACTORS = "
           f"{SPLIT_K_FACTORS}")
     s.say(f"slices, where each slice keeps at least SPLIT_K_MIN_STEPS = {SPLIT_K_MIN_STEPS} K steps (a shorter one is "

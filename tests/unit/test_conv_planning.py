@@ -301,11 +301,11 @@ def test_split_k_compiles_to_one_count_per_slice_and_l2_reads_of_the_partials(sp
     """sm_90: split in 4, the tile's counter goes up once (acquire-release, GPU scope) and is reset once, the last
     slice reads the partials from L2 (.cg), and nothing spills; unsplit, none of it is compiled."""
     split = collections.Counter(split_kernels[f"{dtype} 4"]["ops"])
-    assert split["wgmma.mma_async"] > 0 and split["ctaid.z"] > 0
+    assert split["wgmma.mma_async"] > 0
     assert split["atom.global.gpu.acq_rel.add"] == 1 and split["atom.global.gpu.relaxed.exch"] == 1
     assert split["ld.global.cg"] > 0 and split["ld.local"] == 0 and split["st.local"] == 0
     whole = collections.Counter(split_kernels[f"{dtype} 1"]["ops"])
-    assert whole["ctaid.z"] == whole["ld.global.cg"] == 0
+    assert whole["ld.global.cg"] == 0
     assert whole["atom.global.gpu.acq_rel.add"] == whole["atom.global.gpu.relaxed.exch"] == 0
     ptxas = split_kernels[f"{dtype} 4"]["ptxas"]
     if ptxas["spill_stores_bytes"] is not None:  # ptxas ships inside Triton's wheel

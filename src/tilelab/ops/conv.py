@@ -98,7 +98,7 @@ SPLIT_K_TILES: tuple[Config, ...] = (
 SPLIT_K_FACTORS = (2, 4)
 SPLIT_K_MIN_STEPS = 8
 SPLIT_K_MAX_WAVES = 4
-SPLIT_K_LIMIT = 64  # an explicit ConvConfig's most slices (the grid's third axis)
+SPLIT_K_LIMIT = 64  # an explicit ConvConfig's most slices (more only multiply partials and counters)
 
 
 def direct_tile(pixels: int, channels: int, num_warps: int) -> Config:
@@ -553,9 +553,9 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
         return compiled, grid, args
     # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
-    # axis, K slices along its third.
+    # axis, a tile's K slices next to each other along the first.
     split_k = split_k_of(config)
-    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n), g.groups // g.bundle, split_k)
+    grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n) * split_k, g.groups // g.bundle, 1)
     scratch = _split_k_scratch(_split_workspace(g, config), y)
     args = (*pointers, *scratch, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides,
             g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n,
