@@ -163,6 +163,39 @@ def test_any_strides(layout, c_in, c_out, groups, device, rng, guarded_outputs):
     assert y.is_contiguous(memory_format=torch.channels_last) == (layout == "channels_last")
 
 
+# Channel runs that are multiples of 2, 4 or 8 but not 16: the launcher tells the kernel (`vector_hints`),
+# which rounds C_IN and the pixel strides down to that multiple. (c_in, c_out, groups, x's stored channels).
+HINTED = [(24, 24, 1, 24), (20, 12, 1, 20), (6, 10, 1, 6), (48, 48, 2, 48), (24, 16, 1, 40), (24, 24, 1, 36),
+          (12, 12, 4, 12)]
+
+
+def _hinted_problem(c_in, c_out, groups, stored_channels, device, rng):
+    x, weight, bias, params = make_problem(2, c_in, 7, 6, c_out, 3, torch.float32, device, rng, groups=groups)
+    wide = torch.full((2, stored_channels, 7, 6), float("nan"), device=device).to(memory_format=torch.channels_last)
+    wide[:, :c_in] = x
+    return wide[:, :c_in], weight.to(memory_format=torch.channels_last), bias, params
+
+
+@pytest.mark.parametrize("c_in,c_out,groups,stored_channels", HINTED, ids=lambda v: str(v))
+def test_hinted_channel_runs_match_float64(c_in, c_out, groups, stored_channels, device, rng, guarded_outputs):
+    x, weight, bias, params = _hinted_problem(c_in, c_out, groups, stored_channels, device, rng)
+    geometry = conv_op.ConvGeometry(2, c_in, 7, 6, c_out, 3, 3, (1, 1), (1, 1), (1, 1), groups)
+    assert max(conv_op.vector_hints(x, weight, geometry)) > 1  # the case is hinted
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=groups, precision="ieee")
+    assert_matches(y, x, weight, bias, params, precision="ieee", padding=1, groups=groups)
+    check_guards(guarded_outputs)
+
+
+def test_a_hint_that_lies_changes_the_result(device, rng, monkeypatch):
+    """The kernel really rounds by the hint (on the interpreter too): a hint of 16 for 24 channels reads only 16
+    of them, so the tests above would catch a launcher that claimed too much."""
+    x, weight, bias, params = _hinted_problem(24, 24, 1, 24, device, rng)
+    monkeypatch.setattr(conv_op, "vector_hints", lambda *args: (16, 16))
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, precision="ieee")
+    ref = conv2d_bn_silu_reference(x, weight, bias, **params, padding=1)
+    assert relative_error(y, ref) > 1e-2
+
+
 @pytest.mark.parametrize("affine,conv_bias", [(False, True), (True, False), (False, False)])
 def test_optional_parameters(affine, conv_bias, device, rng, guarded_outputs):
     x, weight, bias, params = make_problem(2, 6, 7, 7, 10, 3, torch.float32, device, rng, affine=affine,

@@ -333,3 +333,95 @@ def test_a_replay_passes_y_then_the_split_k_scratch(direct, workspace):
         assert len(pointers) == conv_op.GEMM_POINTERS and pointers[8:] == (y.data_ptr(), y.data_ptr())
     else:
         assert len(pointers) == conv_op.GEMM_POINTERS and y.data_ptr() not in pointers[8:]
+
+
+# -- vector hints: channel runs that are multiples of 8 but not of 16 -----------------------------------------
+
+
+def _hints(c_in, c_out, groups=1, k=3, x_layout="channels_last", w_layout="channels_last", x_channels=None):
+    """vector_hints for meta tensors of this layer; x_channels > c_in stores x as the first c_in channels of a
+    wider channels-last tensor."""
+    wide = torch.empty(2, x_channels or c_in, 9, 7, device="meta").to(memory_format=torch.channels_last)
+    x = wide[:, :c_in] if x_layout == "channels_last" else torch.empty(2, c_in, 9, 7, device="meta")
+    w = torch.empty(c_out, c_in // groups, k, k, device="meta")
+    w = w.to(memory_format=torch.channels_last) if w_layout == "channels_last" else w
+    g = conv_op.ConvGeometry(2, c_in, 9, 7, c_out, k, k, (1, 1), (k // 2, k // 2), (1, 1), groups)
+    return conv_op.vector_hints(x, w, g)
+
+
+@pytest.mark.parametrize("case,expected", [
+    (dict(c_in=64, c_out=64), (1, 1)),  # multiples of 16: Triton's specialization already says so
+    (dict(c_in=24, c_out=24), (8, 8)),
+    (dict(c_in=40, c_out=8), (8, 8)),
+    (dict(c_in=20, c_out=20), (4, 4)),
+    (dict(c_in=6, c_out=6), (2, 2)),
+    (dict(c_in=33, c_out=33), (1, 1)),  # odd: nothing to tell
+    (dict(c_in=48, c_out=48, groups=2), (8, 8)),  # 24 per group, one group per tile
+    (dict(c_in=96, c_out=96, groups=32), (8, 1)),  # groups of 3 in bundles of 8: 24 channels; block-diagonal
+    (dict(c_in=24, c_out=24, x_channels=40), (8, 8)),  # a channel slice: pixel strides of 40
+    (dict(c_in=24, c_out=24, x_channels=36), (4, 8)),  # pixel strides of 36
+    (dict(c_in=24, c_out=24, x_channels=33), (1, 8)),
+    (dict(c_in=24, c_out=24, x_layout="nchw"), (1, 8)),  # channels H*W apart: no run to load
+    (dict(c_in=24, c_out=24, w_layout="nchw"), (8, 1)),  # the weight's channels KH*KW apart
+    (dict(c_in=24, c_out=24, k=1, w_layout="nchw"), (8, 1)),  # a 1x1 filter's unit strides tell nothing
+], ids=lambda v: "-".join(f"{k}{w}" for k, w in v.items()) if isinstance(v, dict) else str(v))
+def test_vector_hints_say_what_every_offset_is_a_multiple_of(case, expected):
+    assert _hints(**case) == expected
+
+
+def test_vector_hints_divide_every_value_they_speak_for():
+    """Over many layouts the hint divides the bundle's channels and every pixel stride: rounding them down to its
+    multiple in the kernel (`known_multiple`) must never change a value."""
+    for c_in in range(1, 70):
+        for x_channels in (c_in, c_in + 8, c_in + 12, 2 * c_in + 1):
+            for k in (1, 3):
+                x_hint, w_hint = _hints(c_in, c_in, k=k, x_channels=x_channels)
+                x = torch.empty(2, x_channels, 9, 7, device="meta").to(memory_format=torch.channels_last)
+                strides = (*x.stride()[:1], *x.stride()[2:])
+                assert all(v % x_hint == 0 for v in (c_in, *strides)) and x_hint in (1, 2, 4, 8)
+                assert c_in % w_hint == 0 and (c_in * k * k) % w_hint == 0 and w_hint in (1, 2, 4, 8)
+
+
+_VECTOR_WORKER = """
+import collections, json, re, torch, triton
+from triton.compiler import ASTSource
+from triton.backends.compiler import GPUTarget
+from tilelab.ops import conv as conv_op
+
+found = {}
+for name, channels, groups in [("24", 24, 1), ("24 unhinted", 24, 1), ("20", 20, 1), ("bundles of 24", 96, 32),
+                               ("33", 33, 1)]:
+    kernel, signature, constexprs, attrs, config = conv_op.inspection_source(torch.float16, groups=groups,
+                                                                             channels=channels)
+    if name.endswith("unhinted"):
+        constexprs.update(X_ALIGN=1, W_ALIGN=1)
+    compiled = triton.compile(ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs),
+                              target=GPUTarget("cuda", 90, 64),
+                              options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+    copies = re.findall(r"cp\\.async\\.c[ag]\\.shared\\.global(?:\\.\\w+)* \\[[^\\]]*\\], \\[[^\\]]*\\], (\\w+)",
+                        compiled.asm["ptx"])
+    found[name] = {"copies": collections.Counter(int(size, 0) for size in copies),
+                   "scalar": len(re.findall(r"ld\\.global\\.b16", compiled.asm["ptx"])),
+                   "hints": [constexprs["X_ALIGN"], constexprs["W_ALIGN"]]}
+print(json.dumps(found))
+"""
+
+
+@pytest.fixture(scope="module")
+def hinted_kernels() -> dict:
+    return json.loads(run_without_interpreter(_VECTOR_WORKER))
+
+
+def test_channel_runs_of_24_load_in_16_byte_copies_once_hinted(hinted_kernels):
+    """sm_90, fp16, channels-last: 24 input channels are 48 bytes, a multiple of 16 that Triton's specialization
+    (multiples of 16 elements) does not see. Unhinted, x and the weight load one element at a time, outside the
+    async-copy pipeline; hinted, both arrive in 16-byte cp.async. 20 channels: 8-byte copies. Groups of 3 in
+    bundles of 8 (24 channels): x in 16-byte copies, the block-diagonal weight still element by element. 33
+    channels: nothing to tell, nothing copied."""
+    assert hinted_kernels["24"]["hints"] == [8, 8]
+    assert set(hinted_kernels["24"]["copies"]) == {"16"} and hinted_kernels["24"]["scalar"] == 0
+    assert not hinted_kernels["24 unhinted"]["copies"] and hinted_kernels["24 unhinted"]["scalar"] > 0
+    assert set(hinted_kernels["20"]["copies"]) == {"8"}
+    bundles = hinted_kernels["bundles of 24"]
+    assert bundles["hints"] == [8, 1] and set(bundles["copies"]) == {"16"} and bundles["scalar"] > 0
+    assert not hinted_kernels["33"]["copies"] and hinted_kernels["33"]["hints"] == [1, 1]

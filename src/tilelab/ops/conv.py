@@ -559,9 +559,24 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     scratch = _split_k_scratch(_split_workspace(g, config), y)
     args = (*pointers, *scratch, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides,
             g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n,
-            config.block_k, config.group_m, input_precision, *epilogue, g.bundle > 1, split_k)
+            config.block_k, config.group_m, input_precision, *epilogue, g.bundle > 1, split_k,
+            *vector_hints(x, weight, g))
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, grid, args
+
+
+def vector_hints(x, weight, g: ConvGeometry) -> tuple[int, int]:
+    """The implicit GEMM's X_ALIGN and W_ALIGN: the largest power of two up to 8 that divides a bundle's input
+    channels and the operand's pixel strides, where a run of channels is contiguous (channel stride 1) and the
+    weight is not block-diagonal (its rows are then c % GROUP_C_IN, never a run); 1 where Triton already knows
+    more (every value a multiple of 16) or nothing would vectorize."""
+    def hint(t, channel_dim: int) -> int:
+        strides = [s for dim, s in enumerate(t.stride()) if dim != channel_dim]
+        if t.stride(channel_dim) != 1 or all(v % 16 == 0 for v in (g.bundle_c_in, *strides)):
+            return 1
+        return next(a for a in (8, 4, 2, 1) if all(v % a == 0 for v in (g.bundle_c_in, *strides)))
+
+    return hint(x, 1), (1 if g.bundle > 1 else hint(weight, 1))
 
 
 def _split_workspace(g: ConvGeometry, config: Config) -> tuple[int, int, int, int] | None:
@@ -676,24 +691,27 @@ _TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "f
 
 
 def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None = None,
-                      config: str | Config | None = None, kernel_size: int = 3, groups: int = 1):
+                      config: str | Config | None = None, kernel_size: int = 3, groups: int = 1,
+                      channels: int = 64):
     """(kernel, signature, constexprs, attrs, config) for `triton.compiler.ASTSource`, as a launch on channels-last
-    x, weight and output (64 channels, 56x56 images) would specialize it: integers equal to 1 are constants (the
-    channel strides; a depthwise weight's column stride and channels per group), and pointers, strides and channel
-    counts that are multiples of 16 are known to be.
+    x, weight and output (`channels` in and out, 56x56 images) would specialize it: integers equal to 1 are
+    constants (the channel strides; a depthwise weight's column stride and channels per group), pointers, strides
+    and channel counts that are multiples of 16 are known to be, and `vector_hints` tells the rest.
 
-    `groups` (a divisor of 64) picks the kernel as a launch does: 64 (depthwise) the direct kernel, else the
-    implicit GEMM (from 8 groups, under 16 input channels each, over bundles of groups)."""
+    `groups` (a divisor of `channels`) picks the kernel as a launch does: as many as the channels (depthwise) the
+    direct kernel, else the implicit GEMM (over bundles of groups where they have under 16 input channels)."""
     from tilelab.kernels.conv import conv2d_bn_silu_direct_kernel, conv2d_bn_silu_kernel
 
     if dtype not in _TRITON_TYPE:
         raise contracts.DTypeError(f"dtype must be float16, bfloat16 or float32; got {dtype}")
     if precision is not None and dtype != torch.float32:
         raise contracts.ContractError("precision applies to float32 only")
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or 64 % groups:
-        raise contracts.ContractError(f"groups must divide the 64 channels inspected; got {groups!r}")
-    geometry = ConvGeometry(32, 64, 56, 56, 64, kernel_size, kernel_size, (1, 1), (kernel_size // 2,) * 2, (1, 1),
-                            groups)
+    if isinstance(channels, bool) or not isinstance(channels, int) or channels < 1:
+        raise contracts.ContractError(f"channels must be a positive integer; got {channels!r}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or channels % groups:
+        raise contracts.ContractError(f"groups must divide the {channels} channels inspected; got {groups!r}")
+    geometry = ConvGeometry(32, channels, 56, 56, channels, kernel_size, kernel_size, (1, 1),
+                            (kernel_size // 2,) * 2, (1, 1), groups)
     found = candidates(geometry, torch.finfo(dtype).bits // 8)
     if isinstance(config, str):  # a name, or a candidate's label
         split = [ConvConfig(**c.as_dict(), split_k=k) for c in _fitted(SPLIT_K_TILES, geometry, dtype.itemsize)
@@ -703,12 +721,12 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         config = known[config]
     config = config or found[0]
 
-    images = torch.empty((32, 64, 56, 56), device="meta").to(memory_format=torch.channels_last)  # x and y alike
-    weight = torch.empty((64, geometry.c_in_per_group, kernel_size, kernel_size), device="meta")
+    images = torch.empty((32, channels, 56, 56), device="meta").to(memory_format=torch.channels_last)  # x and y
+    weight = torch.empty((channels, geometry.c_in_per_group, kernel_size, kernel_size), device="meta")
+    weight = weight.to(memory_format=torch.channels_last)
     integers = dict(zip(("stride_xn", "stride_xc", "stride_xh", "stride_xw", "stride_wo", "stride_wc", "stride_wh",
                          "stride_ww", "stride_yn", "stride_yc", "stride_yh", "stride_yw"),
-                        (*images.stride(), *weight.to(memory_format=torch.channels_last).stride(), *images.stride()),
-                        strict=True))
+                        (*images.stride(), *weight.stride(), *images.stride()), strict=True))
     constexprs = {"KH": kernel_size, "KW": kernel_size, "BLOCK_M": config.block_m, "OFFSETS_64": False, "SILU": True,
                   "HAS_BIAS": True, "HAS_GAMMA": True, "HAS_BETA": True}
     if uses_direct_kernel(geometry):
@@ -723,6 +741,7 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
                           INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1,
                           SPLIT_K=split_k_of(config))
+        constexprs.update(zip(("X_ALIGN", "W_ALIGN"), vector_hints(images, weight, geometry), strict=True))
 
     pointer = "*" + _TRITON_TYPE[dtype]
     signature = {"x_ptr": pointer, "w_ptr": pointer, **{f"{name}_ptr": "*fp32" for name in PER_CHANNEL},
