@@ -39,8 +39,10 @@ GROUPED_DEFAULT_SHAPES = (
     (32, 480, 14, 14, 480, 3, 1, 480), (32, 672, 14, 14, 672, 5, 1, 672), (32, 1152, 7, 7, 1152, 5, 1, 1152),
     # depthwise with a channel multiplier of 2
     (32, 64, 56, 56, 128, 3, 1, 64),
-    # ResNeXt-50 32x4d's grouped 3x3 convolutions: 4 and 8 channels per group (the direct kernel)
+    # ResNeXt-50 32x4d's grouped 3x3 convolutions: 4 and 8 channels per group (bundles of groups per tile)
     (32, 128, 56, 56, 128, 3, 1, 32), (32, 256, 28, 28, 256, 3, 1, 32),
+    # RegNetX-1.6GF's, 24 channels per group (a multiple of 8, not 16: `ops.conv.vector_hints`)
+    (32, 168, 28, 28, 168, 3, 1, 7), (32, 408, 14, 14, 408, 3, 1, 17),
     # 32 channels per group: the implicit GEMM, one per group
     (32, 256, 28, 28, 256, 3, 1, 8),
     # ragged: depthwise, channels and pixels off every power of two
