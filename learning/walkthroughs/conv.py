@@ -24,14 +24,18 @@ ACC = 1.0
 # Split-K's example: ResNet-50's last 3x3 layer at batch 32 (kernel-bench's 32x512x7x7x512x3x1 case).
 SPLIT_LAYER = dict(batch=32, c_in=512, h=7, w=7, c_out=512, kh=3, kw=3)
 H200_SMS = 132
-# kernel-bench --op conv2d_bn_silu on the H200 with fresh tuning, after split-K, per dtype; and the run before it.
-SPLIT_RUNS = {dtype: f"results/h200-conv2d_bn_silu-{dtype}-split-k.json"
+# kernel-bench --op conv2d_bn_silu on the H200 with fresh tuning at the layers that split, with the last slice's
+# sum in halves (twenty-fifth session), per dtype; and the run before split-K.
+SPLIT_RUNS = {dtype: f"results/h200-conv2d_bn_silu-{dtype}-split-halves-tuned.json"
               for dtype in ("float16", "bfloat16", "float32")}
 BEFORE_RUNS = {dtype: f"results/h200-conv2d_bn_silu-{dtype}-session23.json" for dtype in ("float16", "float32")}
 SPLIT_PROBE = "results/h200-conv-split-probe.log"  # the emulation: S times the batch over C_in / S channels
 REGISTERS_PROBE = "results/h200-conv-split-registers-probe.log"  # the real split-K tiles, some with maxnreg 168
-# kernel-bench's ragged layer (shape as kernel-bench writes it: batch, C_in, H, W, C_out, kernel, stride).
-RAGGED = [7, 33, 31, 29, 65, 3, 1]
+# RegNetX-1.6GF's grouped layer at 28x28: channels and groups (24 channels per group), and the probe that timed it.
+REGNET = (168, 7)
+HINTS_PROBE = "results/h200-conv-vector-hints-probe.log"
+# kernel-bench --op conv2d_bn_silu on the H200, fp16, all ten layers from the shipped table (twenty-fifth session).
+DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session25.json"
 
 
 def geometry(sizes: dict, stride: int = 1, pad: int = 1, dil: int = 1):
@@ -225,16 +229,19 @@ def build() -> Script:
 
     s.say("The code: conv2d_bn_silu_kernel in src/tilelab/kernels/conv.py, one program per BLOCK_M x BLOCK_N tile")
     s.say("(pixels x output channels), launched by tilelab.conv2d_bn_silu; measure: kernel-bench --op conv2d_bn_silu.")
-    run, before, ragged = bench_cases(SPLIT_RUNS["float16"]), bench_cases(BEFORE_RUNS["float16"]), tuple(RAGGED)
-    rest = {shape: case["speedup"] for shape, case in run.items() if shape != ragged}
+    run, before = bench_cases(DENSE_RUN), bench_cases(BEFORE_RUNS["float16"])
+    # cuDNN's time on one layer jumps between processes (its choice of algorithm): a layer where torch took over
+    # twice its time in the run before is torch's bad run, not our gain, and is left out by name.
+    odd = [shape for shape, case in run.items() if case["us"]["torch"] > 2 * before[shape]["us"]["torch"]]
+    rest = {shape: case["speedup"] for shape, case in run.items() if shape not in odd}
     slow, fast = min(rest, key=rest.get), max(rest, key=rest.get)
-    s.say(f"On the H200, fp16 ({SPLIT_RUNS['float16']}), against torch's three ops:")
+    s.say(f"On the H200, fp16 ({DENSE_RUN}), against torch's three ops:")
     s.say(f"{rest[slow]:.2f}x ({name(slow)}) to {rest[fast]:.2f}x ({name(fast)}) on {len(rest)} CNN layers, geometric "
           f"mean {math.prod(rest.values()) ** (1 / len(rest)):.2f}x.")
-    s.say(f"Left out: the ragged {name(ragged)} layer's {run[ragged]['speedup']:.2f}x there, torch's bad run, not our "
-          f"gain: torch took {run[ragged]['us']['torch']:.0f} us")
-    s.say(f"there, {before[ragged]['us']['torch']:.0f} in the run before ({BEFORE_RUNS['float16']}: "
-          f"{before[ragged]['speedup']:.2f}x).")
+    for shape in odd:
+        s.say(f"Left out: {name(shape)}'s {run[shape]['speedup']:.2f}x, torch's bad run: torch took "
+              f"{run[shape]['us']['torch']:.0f} us there, {before[shape]['us']['torch']:.0f} in the run before")
+        s.say(f"({BEFORE_RUNS['float16']}).")
     s.ask("float32 x and w, no precision given: what does tl.dot use?", "tf32, on tensor cores ('ieee' opts out)")
     s.say(f"The seed chapter's trap: its fused convolution (config='seed' keeps its {SEED.block_m}x{SEED.block_n}x"
           f"{SEED.block_k} tile) asked tl.dot")
@@ -268,6 +275,36 @@ def groups_section(s: Script) -> None:
     s.ask("depthwise (G = C_in = 64): which kernel", f"{kernel_path(layer(64, 64))}: float32 FMAs, no tl.dot")
     s.say("Read: groups_per_tile and uses_direct_kernel in src/tilelab/ops/conv.py, BLOCK_DIAGONAL in")
     s.say("conv2d_bn_silu_kernel; measure: kernel-bench --op conv2d_bn_silu-grouped (docs/PERFORMANCE.md).")
+    hints_section(s)
+
+
+def hints_section(s: Script) -> None:
+    """What the compiler knows of an integer argument, and what telling it more bought (the library's rule)."""
+    import torch
+
+    from tilelab.ops.conv import ConvGeometry, vector_hints
+
+    channels, groups = REGNET
+    g = ConvGeometry(32, channels, 28, 28, channels, 3, 3, (1, 1), (1, 1), (1, 1), groups)
+    x = torch.empty(32, channels, 28, 28, device="meta").to(memory_format=torch.channels_last)
+    w = torch.empty(channels, g.c_in_per_group, 3, 3, device="meta").to(memory_format=torch.channels_last)
+    s.say(f"\nVector hints: RegNetX-1.6GF's {channels} channels in {groups} groups.")
+    s.ask("input channels per group, and their bytes in fp16", f"{g.c_in_per_group}, {2 * g.c_in_per_group}")
+    s.ask("is each group's run of channels 16-byte aligned (x channels-last, fp16)?",
+          f"yes: group * {2 * g.c_in_per_group} bytes from an aligned row")
+    s.ask(f"what Triton's specialization knows of C_IN = {g.c_in_per_group}",
+          f"nothing: it marks integers that are multiples of 16 ({g.c_in_per_group} % 16 = {g.c_in_per_group % 16})")
+    s.say("Without it the masks (c < C_IN) and the group's offset (group * C_IN) could be anything to the compiler,")
+    s.say("so x loaded one element at a time, outside the cp.async pipeline.")
+    s.ask("vector_hints(x, w, geometry): (X_ALIGN, W_ALIGN)", vector_hints(x, w, g))
+    s.say("The kernel rounds C_IN and the pixel strides down to that multiple (known_multiple): the same values,")
+    s.say("and now the compiler knows; x arrives in 16-byte copies.")
+    layer = f"32x{channels}x28x28x{channels}x3x1x{groups}"
+    before, after = (probe_us(HINTS_PROBE, f"{layer} ({g.c_in_per_group} input channels per group, bundle 1, hints "
+                                           f"{vector_hints(x, w, g)})", rf"(?m)^ +{variant} +([\d.]+) us")
+                     for variant in ("unhinted", "hinted"))
+    s.ask("on the H200, fp16, best tile: unhinted, hinted", f"{before} us, {after} us ({HINTS_PROBE})")
+    s.say("See it: kernel-inspect --op conv2d_bn_silu --channels 24 --target sm_90, against --channels 33.")
 
 
 def split_k_section(s: Script) -> None:
@@ -332,7 +369,10 @@ def split_k_section(s: Script) -> None:
           f"{list(shape)}: {elements:,} floats, {elements * 4 / 2**20:.2f} MiB")
     s.say("The slice that counts S - 1 earlier arrivals is the last: sum_of_slices adds the S planes in slice order,")
     s.say("0 first, whichever slice that is; conv2d_bn_silu_kernel runs the batch norm and SiLU on that sum, never on")
-    s.say("a partial, stores y and sets the counter back to 0 for the next launch.")
+    s.say("a partial, stores y and sets the counter back to 0 for the next launch. It does so in two halves of")
+    s.say("BLOCK_N / 2 columns: half as many values live at once (fp32 64x256x32 in 2 slices: 189 -> 128 registers).")
+    s.say("A tile's S slices are neighbours along the grid's first axis, so the tiles' last slices spread over the")
+    s.say("launch instead of all running in its last wave.")
     s.ask("(0.1 + 0.2) + 0.3 against 0.1 + (0.2 + 0.3), in doubles",
           f"{(0.1 + 0.2) + 0.3!r} against {0.1 + (0.2 + 0.3)!r}")
     s.say("Float addition is not associative: summed in arrival order, y's bits would change from run to run. In slice")

@@ -221,7 +221,7 @@ def test_conv_walkthrough_computes_from_the_library():
     assert answers["scale = gamma / sqrt(var + eps)"] == f"{2 / (3 + 1e-5) ** 0.5:.6f}"
     assert answers["shift = beta + (bias - mean) * scale"] == f"{0.5 - 0.75 * 2 / (3 + 1e-5) ** 0.5:.6f}"
     for name in ("conv2d_bn_silu_kernel", "tilelab.conv2d_bn_silu", "kernel-bench --op conv2d_bn_silu",
-                 "results/h200-conv2d_bn_silu-float16-split-k.json", "unfold", "(c, r, s)"):
+                 "results/h200-conv2d_bn_silu-float16-session25.json", "unfold", "(c, r, s)"):
         assert name in text, name
     assert "conv" in TOPICS
 
@@ -236,17 +236,34 @@ def _bench(path: str) -> dict:
 
 def test_conv_walkthrough_h200_summary_leaves_out_torch_s_bad_run():
     text = _text(conv.build())
-    run = _bench("results/h200-conv2d_bn_silu-float16-split-k.json")
+    run = _bench("results/h200-conv2d_bn_silu-float16-session25.json")
     before = _bench("results/h200-conv2d_bn_silu-float16-session23.json")
-    ragged = (7, 33, 31, 29, 65, 3, 1)
-    assert run[ragged]["torch"][0] > 3 * before[ragged]["torch"][0]  # the reason it is left out
-    rest = [variants["tilelab"][1] for shape, variants in run.items() if shape != ragged]
+    odd = (32, 128, 28, 28, 128, 3, 1)  # cuDNN took 190 us there, about 48 in every other run
+    assert run[odd]["torch"][0] > 3 * before[odd]["torch"][0]  # the reason it is left out
+    assert all(run[shape]["torch"][0] < 2 * before[shape]["torch"][0] for shape in run if shape != odd)
+    rest = [variants["tilelab"][1] for shape, variants in run.items() if shape != odd]
     assert len(rest) == 9
     assert f"on 9 CNN layers, geometric mean {math.prod(rest) ** (1 / len(rest)):.2f}x." in text
-    assert f"{min(rest):.2f}x (32x512x7x7x512x3x1) to {max(rest):.2f}x" in text
-    assert f"Left out: the ragged 7x33x31x29x65x3x1 layer's {run[ragged]['tilelab'][1]:.2f}x" in text
-    assert f"torch took {run[ragged]['torch'][0]:.0f} us" in text
+    assert f"{min(rest):.2f}x (7x33x31x29x65x3x1) to {max(rest):.2f}x (32x64x56x56x256x1x1)" in text
+    assert f"Left out: 32x128x28x28x128x3x1's {run[odd]['tilelab'][1]:.2f}x, torch's bad run" in text
+    assert f"torch took {run[odd]['torch'][0]:.0f} us there, {before[odd]['torch'][0]:.0f} in the run before" in text
     assert "1.49x" not in text and "summary.md" not in text  # the numbers before split-K
+
+
+def test_conv_walkthrough_leaves_out_whatever_layer_torch_ran_slow(monkeypatch):
+    """The rule, not the one layer: a run where torch was slow on another layer leaves that one out instead."""
+    real = conv.bench_cases
+
+    def slow_torch_on_the_stem(path):
+        cases = real(path)
+        if path == conv.DENSE_RUN:
+            stem = (8, 3, 640, 640, 32, 3, 2)
+            cases[stem] = {**cases[stem], "us": {**cases[stem]["us"], "torch": 10 * cases[stem]["us"]["torch"]}}
+        return cases
+
+    monkeypatch.setattr(conv, "bench_cases", slow_torch_on_the_stem)
+    text = _text(conv.build())
+    assert "on 8 CNN layers" in text and "Left out: 8x3x640x640x32x3x2's" in text
 
 
 def _split_k_lines(text: str) -> list[str]:
@@ -318,7 +335,7 @@ def test_conv_walkthrough_split_k_measurements_come_from_the_runs():
     rows = _text(conv.build()).splitlines()
     shown = 0
     for dtype in ("float16", "bfloat16", "float32"):
-        for shape, variants in _bench(f"results/h200-conv2d_bn_silu-{dtype}-split-k.json").items():
+        for shape, variants in _bench(f"results/h200-conv2d_bn_silu-{dtype}-split-halves-tuned.json").items():
             us, speedup, config = variants["tilelab"]
             if config.get("split_k", 1) == 1:
                 continue
@@ -335,7 +352,7 @@ def test_conv_walkthrough_split_k_measurements_come_from_the_runs():
     old_us, old_speedup, _ = _bench("results/h200-conv2d_bn_silu-float16-session23.json")[
         (32, 512, 7, 7, 512, 3, 1)]["tilelab"]
     assert f"{old_us:.1f} us ({old_speedup:.2f}x torch) before" in fp16
-    assert "41.4 us (1.01x torch) before, 38.7 us (1.07x, torch 41.5)" in fp16
+    assert "41.4 us (1.01x torch) before, 38.2 us (1.11x, torch 42.3)" in fp16
     text = "\n".join(rows)
     assert "29.2 us at S=4" in text and "38.6 us at S=2, 44.5 us at S=4" in text  # the probe logs
 
@@ -350,6 +367,23 @@ def test_conv_walkthrough_groups_come_from_the_library():
     assert answers[f"groups_per_tile: groups in a bundle of at most PACKED_K={conv_op.PACKED_K} input channels"] == (
         str(bundle)) == "8"
     assert answers["depthwise (G = C_in = 64): which kernel"].startswith("direct")
+
+
+def test_conv_walkthrough_vector_hints_come_from_the_library_and_the_probe():
+    import torch
+
+    from tilelab.ops import conv as conv_op
+
+    text = _text(conv.build())
+    answers = _answers(text)
+    g = conv_op.ConvGeometry(32, 168, 28, 28, 168, 3, 3, (1, 1), (1, 1), (1, 1), 7)
+    x = torch.empty(32, 168, 28, 28, device="meta").to(memory_format=torch.channels_last)
+    w = torch.empty(168, 24, 3, 3, device="meta").to(memory_format=torch.channels_last)
+    assert answers["input channels per group, and their bytes in fp16"] == "24, 48"
+    assert answers["vector_hints(x, w, geometry): (X_ALIGN, W_ALIGN)"] == str(conv_op.vector_hints(x, w, g)) == "(8, 8)"
+    assert answers["on the H200, fp16, best tile: unhinted, hinted"].startswith("128.3 us, 63.6 us")
+    for name in ("known_multiple", "kernel-inspect --op conv2d_bn_silu --channels 24"):
+        assert name in text, name
 
 
 def test_conv_index_helpers_follow_the_kernel_order():
