@@ -240,7 +240,7 @@ def conv2d_bn_silu_kernel(
                 cols = half * HALF + tl.arange(0, HALF)
                 half_offsets = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + cols[None, :]
                 total = sum_of_slices(planes, BLOCK_M * BLOCK_N, half_offsets, None, SPLIT_K)
-                ch = pid_n * BLOCK_N + cols
+                ch = pid_n * BLOCK_N + cols  # int32 even with OFFSETS_64: the workspace, under 2**31, outnumbers y
                 ch_ok = ch < C_OUT
                 if GROUPS > 1:
                     ch += tl.program_id(1) * C_OUT
