@@ -3,14 +3,18 @@
 The convolution gathers one input pixel per row of A, so its operands reach shared memory through per-thread
 async copies (cp.async), not TMA; the tensor cores are Hopper's wgmma on sm_90 and mma.sync on sm_80. With
 --groups, a grouped convolution: under 16 input channels per group the direct kernel (float32 FMAs, no tensor
-cores), else the implicit GEMM per group.
+cores), else the implicit GEMM per group. With --channels, images of that many channels instead of 64: 24 (a
+multiple of 8, not of 16) shows the kernel's vector hints at work, 33 what is left without them.
 """
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-from tests.instruments.helpers import run_tool
+from tests.instruments.helpers import SRC, run_tool
 from tilelab.inspect import compile as compiler
 
 
@@ -26,6 +30,7 @@ def test_conv_on_sm90_runs_wgmma_fed_by_cp_async(tmp_path):
     assert found["kernel"] == "conv2d_bn_silu_kernel" and found["op"] == "conv2d_bn_silu"
     assert (found["path"], found["dtype"], found["precision"]) == ("implicit-gemm", "float16", "tf32")
     assert found["accumulate"] is None and not found["batched"] and found["row_classes"] == 1
+    assert (found["groups"], found["channels"]) == (1, 64)
     ptx = found["census"]["ptx"]
     assert ptx["wgmma"] > 0 and ptx["mma.sync"] == 0 and found["census"]["tensor_cores"]
     assert ptx["cp.async"] > 0 and ptx["cp.async.bulk.tensor"] == 0  # gathered rows: no TMA
@@ -100,6 +105,49 @@ def test_small_groups_share_a_block_diagonal_tile(tmp_path):
     assert found["census"]["ptx"]["wgmma"] > 0
 
 
+def test_24_channels_load_x_in_16_byte_copies(tmp_path):
+    """24 fp16 channels are 48 bytes a pixel: `vector_hints` tells the kernel (X_ALIGN = W_ALIGN = 8), so x and the
+    weight arrive in 16-byte cp.async, no element loaded alone. Run without --output (in tmp_path) for the
+    default directory's label; the table's title names the channels."""
+    environment = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "200"}
+    environment.pop("TRITON_INTERPRET", None)  # compiling needs the real JIT functions
+    done = subprocess.run([sys.executable, "-m", "tilelab.inspect", "--op", "conv2d_bn_silu", "--channels", "24",
+                           "--target", "sm_90"], capture_output=True, text=True, env=environment, cwd=tmp_path,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "a 3x3 filter on 24 channels as an implicit GEMM" in done.stdout
+    directory = tmp_path / "results/local/inspect/conv2d_bn_silu-implicit-gemm-float16-channels24-sm_90"
+    found = json.loads((directory / "census.json").read_text())
+    assert (found["kernel"], found["path"], found["channels"], found["groups"]) == (
+        "conv2d_bn_silu_kernel", "implicit-gemm", 24, 1)
+    census = found["census"]
+    assert census["ptx"]["cp.async"] > 0 and set(census["cp_async_bytes"]) == {"16"}
+    assert "16" not in census["global_load_bits"]  # no fp16 loaded one at a time
+    assert census["ptx"]["wgmma"] > 0
+
+
+def test_33_channels_load_x_one_element_at_a_time(tmp_path):
+    """33 channels (66 bytes a pixel): nothing to hint, so x and the weight are scalar 16-bit loads, no cp.async."""
+    found = inspect(tmp_path, "--channels", "33", "--target", "sm_90")
+    assert (found["kernel"], found["path"], found["channels"]) == ("conv2d_bn_silu_kernel", "implicit-gemm", 33)
+    census = found["census"]
+    assert census["ptx"]["cp.async"] == 0 and census["cp_async_bytes"] == {}
+    assert census["global_load_bits"].get("16", 0) > 0
+
+
+@pytest.mark.parametrize("args,says", [
+    (("--op", "conv2d_bn_silu", "--channels", "0"), "--channels must be a positive integer"),
+    (("--op", "matmul", "--channels", "24"), "--channels applies to --op conv2d_bn_silu only, not --op matmul"),
+    (("--op", "conv2d_bn_silu", "--groups", "5", "--channels", "24"),
+     "--groups must divide the 24 channels conv2d_bn_silu is inspected with (--channels); got 5"),
+])
+def test_inspect_refuses_bad_channels(tmp_path, args, says):
+    done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path), interpret=False)
+    assert done.returncode == 2 and done.stderr.startswith("kernel-inspect:"), done.stderr
+    assert says in done.stderr
+    assert not (tmp_path / "census.json").exists()  # refused before anything compiled
+
+
 @pytest.mark.parametrize("args,says", [
     (("--path", "descriptor"), "implicit GEMM"),
     (("--path", "pingpong"), "implicit GEMM"),
@@ -134,6 +182,9 @@ def test_resolve_defaults_for_conv():
     ({"groups": 3}, "--groups must divide the 64 channels"),
     ({"groups": 64, "path": "implicit-gemm"}, "direct kernel: leave --path out"),
     ({"op": "matmul", "groups": 2}, "--groups applies to --op conv2d_bn_silu only"),
+    ({"channels": -8}, "--channels must be a positive integer"),
+    ({"op": "scaled_matmul", "channels": 24}, "--channels applies to --op conv2d_bn_silu only"),
+    ({"groups": 16, "channels": 24}, "--groups must divide the 24 channels"),
 ])
 def test_groups_refused_before_compiling(kwargs, says):
     """Refused as kernel-inspect's bad arguments (ValueError: exit code 2), before anything compiles."""

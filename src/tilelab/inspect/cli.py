@@ -13,6 +13,7 @@
     kernel-inspect --path persistent --batch --row-classes 8         # ... and a batch's, in 4-D
     kernel-inspect --op conv2d_bn_silu --target sm_90                # conv + batch norm + SiLU (implicit GEMM)
     kernel-inspect --op conv2d_bn_silu --groups 64                   # depthwise: the direct kernel (FMAs)
+    kernel-inspect --op conv2d_bn_silu --channels 24                 # vector hints: x in 16-byte cp.async
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -43,8 +44,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul", "conv2d_bn_silu"],
                    help="matmul, scaled_matmul (fp8 with per-tensor scales; its one kernel is persistent), or "
                         "conv2d_bn_silu (convolution + inference batch norm + SiLU, one implicit-GEMM kernel, "
-                        "or with --groups 64 the depthwise direct kernel; inspected with a 3x3 filter on "
-                        "channels-last 64-channel images)")
+                        "or with --groups as many as the channels the depthwise direct kernel; inspected with a "
+                        "3x3 filter on channels-last 56x56 images of the inspected channels (--channels, default "
+                        "64))")
     p.add_argument("--path", choices=["pointer", "descriptor", "persistent", "splitk", "splitk-descriptor",
                                       "registers", "pingpong", "implicit-gemm"],
                    help="matmul's kernel (default descriptor); persistent, splitk*, registers (tf32) and "
@@ -83,9 +85,15 @@ def parser() -> argparse.ArgumentParser:
                         "128x128x64-g8-w8-s3, or split-K's 64x128x64-g8-w4-s3-sk2); default: the first tuning "
                         "candidate")
     p.add_argument("--groups", type=int, default=1,
-                   help="conv2d_bn_silu only: a grouped convolution of the 64 channels inspected (a divisor of 64); "
-                        "64 (depthwise) is the direct kernel; 8 to 32 groups (2 to 8 channels each) share "
-                        "implicit-GEMM tiles with block-diagonal weight blocks")
+                   help="conv2d_bn_silu only: a grouped convolution of the inspected channels (--channels, default "
+                        "64; a divisor of them); as many groups as channels (depthwise) is the direct kernel; of 64 "
+                        "channels, 8 to 32 groups (2 to 8 channels each) share implicit-GEMM tiles with "
+                        "block-diagonal weight blocks")
+    p.add_argument("--channels", type=int, default=64,
+                   help="conv2d_bn_silu only: the channels in and out of the inspected images (default "
+                        "%(default)s). Counts that are multiples of 8 but not of 16 show the kernel's vector hints "
+                        "(X_ALIGN, W_ALIGN), which Triton's multiple-of-16 specialization misses: 24 loads x in "
+                        "16-byte cp.async copies, 33 one element at a time")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")
@@ -108,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target,
                                          args.accumulate, args.b_layout, args.batch, args.row_classes or 1,
-                                         bias=args.bias, activation=args.activation, groups=args.groups)
+                                         bias=args.bias, activation=args.activation, groups=args.groups,
+                                         channels=args.channels)
     except (ValueError, KeyError) as exc:
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -121,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     label += "-batch" if result.batched else ""
     label += f"-rowclasses{result.row_classes}" if result.row_classes > 1 else ""
     label += f"-epilogue-{result.epilogue}" if result.epilogue else ""
+    label += f"-channels{result.channels}" if result.channels != compiler.CONV_CHANNELS else ""
     label += f"-groups{result.groups}" if result.groups > 1 else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     written = compiler.save(result, directory)
@@ -133,9 +143,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _conv_title(result) -> str:
-    from tilelab.inspect.compile import CONV_DIRECT_PATH, CONV_KERNEL_SIZE
+    from tilelab.inspect.compile import CONV_CHANNELS, CONV_DIRECT_PATH, CONV_KERNEL_SIZE
 
     kernel = f"a {CONV_KERNEL_SIZE}x{CONV_KERNEL_SIZE} filter"
+    kernel += f" on {result.channels} channels" if result.channels != CONV_CHANNELS else ""
     groups = f" in {result.groups} groups" if result.groups > 1 else ""
     if result.path == CONV_DIRECT_PATH:
         return f", {kernel}{groups}, direct (float32 FMAs, no dot; x, weight, y channels-last)"
