@@ -182,18 +182,24 @@ def test_hinted_channel_runs_match_float64(c_in, c_out, groups, stored_channels,
     geometry = conv_op.ConvGeometry(2, c_in, 7, 6, c_out, 3, 3, (1, 1), (1, 1), (1, 1), groups)
     assert max(conv_op.vector_hints(x, weight, geometry)) > 1  # the case is hinted
     y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=groups, precision="ieee")
+    if stored_channels == c_in:  # x channels-last, so y too: its stores are hinted as well
+        assert conv_op.output_hint(y, geometry) > 1
     assert_matches(y, x, weight, bias, params, precision="ieee", padding=1, groups=groups)
     check_guards(guarded_outputs)
 
 
-def test_a_hint_that_lies_changes_the_result(device, rng, monkeypatch):
-    """The kernel really rounds by the hint (on the interpreter too): a hint of 16 for 24 channels reads only 16
-    of them, so the tests above would catch a launcher that claimed too much."""
+@pytest.mark.parametrize("lie", ["inputs", "outputs"])
+def test_a_hint_that_lies_changes_the_result(lie, device, rng, monkeypatch):
+    """The kernel really rounds by the hints (on the interpreter too): a hint of 16 for 24 channels reads, or
+    stores, only 16 of them, so the tests above would catch a launcher that claimed too much."""
     x, weight, bias, params = _hinted_problem(24, 24, 1, 24, device, rng)
-    monkeypatch.setattr(conv_op, "vector_hints", lambda *args: (16, 16))
+    if lie == "inputs":
+        monkeypatch.setattr(conv_op, "vector_hints", lambda *args: (16, 16))
+    else:
+        monkeypatch.setattr(conv_op, "output_hint", lambda *args: 16)
     y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, precision="ieee")
     ref = conv2d_bn_silu_reference(x, weight, bias, **params, padding=1)
-    assert relative_error(y, ref) > 1e-2
+    assert not relative_error(y, ref) <= 1e-2  # NaN (never stored) or wrong
 
 
 @pytest.mark.parametrize("affine,conv_bias", [(False, True), (True, False), (False, False)])

@@ -369,6 +369,23 @@ def test_vector_hints_say_what_every_offset_is_a_multiple_of(case, expected):
     assert _hints(**case) == expected
 
 
+@pytest.mark.parametrize("c_out,groups,layout,expected", [
+    (64, 1, "channels_last", 1),  # multiples of 16: Triton knows
+    (24, 1, "channels_last", 8),
+    (40, 1, "channels_last", 8),
+    (20, 1, "channels_last", 4),
+    (65, 1, "channels_last", 1),  # the ragged layer's 65 outputs
+    (168, 7, "channels_last", 8),  # RegNetX: 24 outputs per group
+    (96, 32, "channels_last", 8),  # groups of 3 in bundles of 8: 24 outputs per bundle
+    (24, 1, "nchw", 1),  # channels OH*OW apart
+])
+def test_output_hint_says_what_every_store_offset_is_a_multiple_of(c_out, groups, layout, expected):
+    g = conv_op.ConvGeometry(2, c_out, 9, 7, c_out, 3, 3, (1, 1), (1, 1), (1, 1), groups)
+    y = torch.empty(2, c_out, g.oh, g.ow, device="meta")
+    y = y.to(memory_format=torch.channels_last) if layout == "channels_last" else y
+    assert conv_op.output_hint(y, g) == expected
+
+
 def test_vector_hints_divide_every_value_they_speak_for():
     """Over many layouts the hint divides the bundle's channels and every pixel stride: rounding them down to its
     multiple in the kernel (`known_multiple`) must never change a value."""
@@ -386,15 +403,18 @@ _VECTOR_WORKER = """
 import collections, json, re, torch, triton
 from triton.compiler import ASTSource
 from triton.backends.compiler import GPUTarget
+from tilelab.inspect import census, tools
 from tilelab.ops import conv as conv_op
 
 found = {}
-for name, channels, groups in [("24", 24, 1), ("24 unhinted", 24, 1), ("20", 20, 1), ("bundles of 24", 96, 32),
-                               ("33", 33, 1)]:
+for name, channels, groups in [("24", 24, 1), ("24 unhinted", 24, 1), ("24 output unhinted", 24, 1), ("20", 20, 1),
+                               ("bundles of 24", 96, 32), ("33", 33, 1)]:
     kernel, signature, constexprs, attrs, config = conv_op.inspection_source(torch.float16, groups=groups,
                                                                              channels=channels)
-    if name.endswith("unhinted"):
-        constexprs.update(X_ALIGN=1, W_ALIGN=1)
+    if name == "24 unhinted":
+        constexprs.update(X_ALIGN=1, W_ALIGN=1, Y_ALIGN=1)
+    if name == "24 output unhinted":
+        constexprs.update(Y_ALIGN=1)
     compiled = triton.compile(ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs),
                               target=GPUTarget("cuda", 90, 64),
                               options={"num_warps": config.num_warps, "num_stages": config.num_stages})
@@ -402,7 +422,10 @@ for name, channels, groups in [("24", 24, 1), ("24 unhinted", 24, 1), ("20", 20,
                         compiled.asm["ptx"])
     found[name] = {"copies": collections.Counter(int(size, 0) for size in copies),
                    "scalar": len(re.findall(r"ld\\.global\\.b16", compiled.asm["ptx"])),
-                   "hints": [constexprs["X_ALIGN"], constexprs["W_ALIGN"]]}
+                   "scalar stores": len(re.findall(r"st\\.global\\.b16", compiled.asm["ptx"])),
+                   "registers": census.parse_ptxas_verbose(tools.ptxas_verbose(compiled.asm["ptx"], "sm_90a") or "")
+                   .get("registers"),
+                   "hints": [constexprs["X_ALIGN"], constexprs["W_ALIGN"], constexprs["Y_ALIGN"]]}
 print(json.dumps(found))
 """
 
@@ -418,10 +441,20 @@ def test_channel_runs_of_24_load_in_16_byte_copies_once_hinted(hinted_kernels):
     async-copy pipeline; hinted, both arrive in 16-byte cp.async. 20 channels: 8-byte copies. Groups of 3 in
     bundles of 8 (24 channels): x in 16-byte copies, the block-diagonal weight still element by element. 33
     channels: nothing to tell, nothing copied."""
-    assert hinted_kernels["24"]["hints"] == [8, 8]
+    assert hinted_kernels["24"]["hints"] == [8, 8, 8]
     assert set(hinted_kernels["24"]["copies"]) == {"16"} and hinted_kernels["24"]["scalar"] == 0
     assert not hinted_kernels["24 unhinted"]["copies"] and hinted_kernels["24 unhinted"]["scalar"] > 0
     assert set(hinted_kernels["20"]["copies"]) == {"8"}
     bundles = hinted_kernels["bundles of 24"]
-    assert bundles["hints"] == [8, 1] and set(bundles["copies"]) == {"16"} and bundles["scalar"] > 0
-    assert not hinted_kernels["33"]["copies"] and hinted_kernels["33"]["hints"] == [1, 1]
+    assert bundles["hints"] == [8, 1, 8] and set(bundles["copies"]) == {"16"} and bundles["scalar"] > 0
+    assert not hinted_kernels["33"]["copies"] and hinted_kernels["33"]["hints"] == [1, 1, 1]
+
+
+def test_24_output_channels_store_in_vectors_and_keep_registers_once_hinted(hinted_kernels):
+    """Y_ALIGN: unhinted, y's 24 channels stored one element at a time, and the compiler gave the whole tile's
+    index arithmetic that layout (the first candidate tile, 128x64x32 on 4 warps: 255 registers and spills);
+    hinted, no scalar store and far fewer registers."""
+    hinted, unhinted = hinted_kernels["24"], hinted_kernels["24 output unhinted"]
+    assert hinted["scalar stores"] == 0 and unhinted["scalar stores"] > 0
+    if hinted["registers"] is not None:  # ptxas ships inside Triton's wheel
+        assert hinted["registers"] < 0.8 * unhinted["registers"], (hinted["registers"], unhinted["registers"])

@@ -126,7 +126,7 @@ def conv2d_bn_silu_kernel(
     HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
     BLOCK_DIAGONAL: tl.constexpr,
     SPLIT_K: tl.constexpr,
-    X_ALIGN: tl.constexpr, W_ALIGN: tl.constexpr,
+    X_ALIGN: tl.constexpr, W_ALIGN: tl.constexpr, Y_ALIGN: tl.constexpr,
 ):
     """y = SiLU(batch_norm(conv2d(x, w, groups) + bias)) as an implicit GEMM per bundle of groups: one
     BLOCK_M x BLOCK_N tile (pixels x the bundle's output channels) per program; the grid's second axis is the
@@ -146,7 +146,8 @@ def conv2d_bn_silu_kernel(
     X_ALIGN > 1 (W_ALIGN > 1): the launcher found C_IN and x's (the weight's) pixel strides multiples of it,
     which Triton's own specialization (multiples of 16) does not say of 24 or 40 channels. Rounded down to that
     multiple, the values stay the same and the compiler learns it: a run of channels then loads as X_ALIGN-element
-    vectors (sm_90, 24 channels in fp16: 16-byte cp.async instead of one element at a time).
+    vectors (sm_90, 24 channels in fp16: 16-byte cp.async instead of one element at a time). Y_ALIGN: the same
+    for C_OUT and y's pixel strides, so the tile is stored in vectors too.
     """
     M = BATCH * OH * OW
     C_IN = known_multiple(C_IN, X_ALIGN)
@@ -157,6 +158,10 @@ def conv2d_bn_silu_kernel(
     stride_wo = known_multiple(stride_wo, W_ALIGN)
     stride_wh = known_multiple(stride_wh, W_ALIGN)
     stride_ww = known_multiple(stride_ww, W_ALIGN)
+    C_OUT = known_multiple(C_OUT, Y_ALIGN)
+    stride_yn = known_multiple(stride_yn, Y_ALIGN)
+    stride_yh = known_multiple(stride_yh, Y_ALIGN)
+    stride_yw = known_multiple(stride_yw, Y_ALIGN)
     # Split, a tile's slices are neighbours along the grid's first axis (slice fastest), so they run together and
     # the tiles' last slices, which sum and store, spread over the launch instead of all coming last.
     tile_id = tl.program_id(0)

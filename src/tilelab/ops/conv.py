@@ -560,23 +560,33 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     args = (*pointers, *scratch, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides,
             g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n,
             config.block_k, config.group_m, input_precision, *epilogue, g.bundle > 1, split_k,
-            *vector_hints(x, weight, g))
+            *vector_hints(x, weight, g), output_hint(y, g))
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
     return compiled, grid, args
 
 
 def vector_hints(x, weight, g: ConvGeometry) -> tuple[int, int]:
-    """The implicit GEMM's X_ALIGN and W_ALIGN: the largest power of two up to 8 that divides a bundle's input
-    channels and the operand's pixel strides, where a run of channels is contiguous (channel stride 1) and the
-    weight is not block-diagonal (its rows are then c % GROUP_C_IN, never a run); 1 where Triton already knows
-    more (every value a multiple of 16) or nothing would vectorize."""
-    def hint(t, channel_dim: int) -> int:
-        strides = [s for dim, s in enumerate(t.stride()) if dim != channel_dim]
-        if t.stride(channel_dim) != 1 or all(v % 16 == 0 for v in (g.bundle_c_in, *strides)):
-            return 1
-        return next(a for a in (8, 4, 2, 1) if all(v % a == 0 for v in (g.bundle_c_in, *strides)))
+    """The implicit GEMM's X_ALIGN and W_ALIGN (`channel_run_multiple` of a bundle's input channels in x and in
+    the weight); W_ALIGN is 1 for a block-diagonal weight, whose rows are c % GROUP_C_IN, never a run."""
+    return (channel_run_multiple(x, g.bundle_c_in),
+            1 if g.bundle > 1 else channel_run_multiple(weight, g.bundle_c_in))
 
-    return hint(x, 1), (1 if g.bundle > 1 else hint(weight, 1))
+
+def output_hint(y, g: ConvGeometry) -> int:
+    """The implicit GEMM's Y_ALIGN: `channel_run_multiple` of a bundle's output channels in y. Without it, 24 or
+    40 output channels stored one element at a time, and the compiler laid out the whole tile's index arithmetic
+    that way (sm_90, 40 channels at 64x64x64: 255 registers against 148 at 64 channels)."""
+    return channel_run_multiple(y, g.bundle_c_out)
+
+
+def channel_run_multiple(t: torch.Tensor, channels: int) -> int:
+    """The largest power of two up to 8 that divides `channels` and t's strides other than the channel
+    dimension's (1), where t's channels are adjacent (stride 1); else 1, and 1 where every value is a multiple of
+    16, which Triton's own specialization already tells the compiler."""
+    values = (channels, *(s for dim, s in enumerate(t.stride()) if dim != 1))
+    if t.stride(1) != 1 or all(v % 16 == 0 for v in values):
+        return 1
+    return next(a for a in (8, 4, 2, 1) if all(v % a == 0 for v in values))
 
 
 def _split_workspace(g: ConvGeometry, config: Config) -> tuple[int, int, int, int] | None:
@@ -696,7 +706,7 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
     """(kernel, signature, constexprs, attrs, config) for `triton.compiler.ASTSource`, as a launch on channels-last
     x, weight and output (`channels` in and out, 56x56 images) would specialize it: integers equal to 1 are
     constants (the channel strides; a depthwise weight's column stride and channels per group), pointers, strides
-    and channel counts that are multiples of 16 are known to be, and `vector_hints` tells the rest.
+    and channel counts that are multiples of 16 are known to be, and `vector_hints`/`output_hint` tell the rest.
 
     `groups` (a divisor of `channels`) picks the kernel as a launch does: as many as the channels (depthwise) the
     direct kernel, else the implicit GEMM (over bundles of groups where they have under 16 input channels)."""
@@ -741,7 +751,8 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
                           INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1,
                           SPLIT_K=split_k_of(config))
-        constexprs.update(zip(("X_ALIGN", "W_ALIGN"), vector_hints(images, weight, geometry), strict=True))
+        constexprs.update(zip(("X_ALIGN", "W_ALIGN"), vector_hints(images, weight, geometry), strict=True),
+                          Y_ALIGN=output_hint(images, geometry))
 
     pointer = "*" + _TRITON_TYPE[dtype]
     signature = {"x_ptr": pointer, "w_ptr": pointer, **{f"{name}_ptr": "*fp32" for name in PER_CHANNEL},
