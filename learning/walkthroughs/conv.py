@@ -33,7 +33,7 @@ SPLIT_PROBE = "results/h200-conv-split-probe.log"  # the emulation: S times the 
 REGISTERS_PROBE = "results/h200-conv-split-registers-probe.log"  # the real split-K tiles, some with maxnreg 168
 # RegNetX-1.6GF's grouped layer at 28x28: channels and groups (24 channels per group), and the probe that timed it.
 REGNET = (168, 7)
-HINTS_PROBE = "results/h200-conv-vector-hints-probe.log"
+HINTS_PROBE = "results/h200-conv-vector-hints-probe-2.log"
 # kernel-bench --op conv2d_bn_silu on the H200, fp16, all ten layers from the shipped table (twenty-fifth session).
 DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session25.json"
 
@@ -282,7 +282,7 @@ def hints_section(s: Script) -> None:
     """What the compiler knows of an integer argument, and what telling it more bought (the library's rule)."""
     import torch
 
-    from tilelab.ops.conv import ConvGeometry, vector_hints
+    from tilelab.ops.conv import ConvGeometry, output_hint, vector_hints
 
     channels, groups = REGNET
     g = ConvGeometry(32, channels, 28, 28, channels, 3, 3, (1, 1), (1, 1), (1, 1), groups)
@@ -299,11 +299,18 @@ def hints_section(s: Script) -> None:
     s.ask("vector_hints(x, w, geometry): (X_ALIGN, W_ALIGN)", vector_hints(x, w, g))
     s.say("The kernel rounds C_IN and the pixel strides down to that multiple (known_multiple): the same values,")
     s.say("and now the compiler knows; x arrives in 16-byte copies.")
+    y = x  # the output keeps x's layout, and here its channel count
+    s.ask("output_hint(y, geometry): Y_ALIGN, the same for C_OUT and y's strides", output_hint(y, g))
+    s.say("Unhinted, each group's 24 output channels were stored one element at a time, and the compiler gave the")
+    s.say("whole tile's index arithmetic that store's layout: far more registers, even spills (kernel-inspect shows")
+    s.say("them).")
     layer = f"32x{channels}x28x28x{channels}x3x1x{groups}"
-    before, after = (probe_us(HINTS_PROBE, f"{layer} ({g.c_in_per_group} input channels per group, bundle 1, hints "
-                                           f"{vector_hints(x, w, g)})", rf"(?m)^ +{variant} +([\d.]+) us")
-                     for variant in ("unhinted", "hinted"))
-    s.ask("on the H200, fp16, best tile: unhinted, hinted", f"{before} us, {after} us ({HINTS_PROBE})")
+    section = (f"{layer} ({g.c_in_per_group} input channels per group, bundle 1, hints {vector_hints(x, w, g)}, "
+               f"output {output_hint(y, g)})")
+    times = [probe_us(HINTS_PROBE, section, rf"(?m)^ +{variant} +([\d.]+) us")
+             for variant in ("unhinted", "x and w hinted", "hinted")]
+    s.ask("on the H200, fp16, best tile: unhinted, x and w hinted, all hinted",
+          ", ".join(f"{us} us" for us in times) + f" ({HINTS_PROBE})")
     s.say("See it: kernel-inspect --op conv2d_bn_silu --channels 24 --target sm_90, against --channels 33.")
 
 

@@ -381,7 +381,10 @@ def test_conv_walkthrough_vector_hints_come_from_the_library_and_the_probe():
     w = torch.empty(168, 24, 3, 3, device="meta").to(memory_format=torch.channels_last)
     assert answers["input channels per group, and their bytes in fp16"] == "24, 48"
     assert answers["vector_hints(x, w, geometry): (X_ALIGN, W_ALIGN)"] == str(conv_op.vector_hints(x, w, g)) == "(8, 8)"
-    assert answers["on the H200, fp16, best tile: unhinted, hinted"].startswith("128.3 us, 63.6 us")
+    assert answers["output_hint(y, geometry): Y_ALIGN, the same for C_OUT and y's strides"] == str(
+        conv_op.output_hint(x, g)) == "8"
+    assert answers["on the H200, fp16, best tile: unhinted, x and w hinted, all hinted"].startswith(
+        "127.3 us, 63.7 us, 45.2 us (results/h200-conv-vector-hints-probe-2.log)")
     for name in ("known_multiple", "kernel-inspect --op conv2d_bn_silu --channels 24"):
         assert name in text, name
 
