@@ -7,8 +7,8 @@ tuning with TILELAB_CACHE_DIR set) replace same-key entries of src/tilelab/tuned
 keys measured on an H200 are taken.
 """
 
+import argparse
 import json
-import sys
 from pathlib import Path
 
 TABLE = Path(__file__).resolve().parents[1] / "src" / "tilelab" / "tuned" / "h200.json"
@@ -27,4 +27,6 @@ def main(paths: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("caches", nargs="+", help="tuning cache files (tuning-triton<version>.json)")
+    main(parser.parse_args().caches)

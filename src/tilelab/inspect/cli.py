@@ -53,7 +53,7 @@ def parser() -> argparse.ArgumentParser:
                         "pingpong (fp16/bf16) are the Hopper kernels (the last two in Gluon, sm_90 only); "
                         "split-K loads through pointers (splitk) under 256 rows of C, through TMA "
                         "(splitk-descriptor) from 256 rows; conv2d_bn_silu's is implied (implicit-gemm, or with "
-                        "--groups 64 the depthwise direct kernel)")
+                        "--groups equal to --channels the depthwise direct kernel)")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32", "float8_e4m3fn"],
                    help="matmul and conv2d_bn_silu: float16 (default), bfloat16, float32; scaled_matmul: "
                         "float8_e4m3fn (implied)")
@@ -92,8 +92,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--channels", type=int, default=64,
                    help="conv2d_bn_silu only: the channels in and out of the inspected images (default "
                         "%(default)s). Counts that are multiples of 8 but not of 16 show the kernel's vector hints "
-                        "(X_ALIGN, W_ALIGN), which Triton's multiple-of-16 specialization misses: 24 loads x in "
-                        "16-byte cp.async copies, 33 one element at a time")
+                        "(X_ALIGN, W_ALIGN, Y_ALIGN), which Triton's multiple-of-16 specialization misses: 24 loads "
+                        "x in 16-byte cp.async copies, 33 one element at a time")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")

@@ -175,7 +175,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     groups: conv2d_bn_silu as a grouped convolution of its channels: with under 16 input channels per group that
     cannot share a tile (depthwise, an odd group count) the direct kernel, as a launch would take it.
     channels: conv2d_bn_silu's channels in and out (default 64); counts that are multiples of 8 but not of 16
-    (24, 40) show the kernel's vector hints (`tilelab.ops.conv.vector_hints`).
+    (24, 40) show the kernel's vector hints (`tilelab.ops.conv.vector_hints`, `output_hint`).
     """
     import triton
 
