@@ -85,10 +85,10 @@ GPU_CANDIDATES: tuple[Config, ...] = (
 )
 # Split-K, for layers of few output pixels and long K (3x3 over 256 or 512 channels at 14x14 or 7x7): too few
 # tiles to fill the SMs, each a long loop. The H200 emulation (S times the batch over C_in / S channels,
-# results/h200-conv-split-probe.log) measured these tiles fastest split, S = 2 or 4. Tuned, 2 slices won at
-# 7x7x512 (fp32 65.2 us against 76.3 unsplit, fp16 38.7 against 41.4; results/h200-conv2d_bn_silu-*-split-k.json).
-# Tried where the slices keep at least SPLIT_K_MIN_STEPS K steps and the programs make at most SPLIT_K_MAX_WAVES
-# waves.
+# results/h200-conv-split-probe.log) measured these tiles fastest split, S = 2 or 4. Tuned with the last slice's
+# sum in halves, split tiles won at 7x7x512 (fp32 56.2 us in 4 slices against 76.3 unsplit, fp16 38.2 in 2 against
+# 41.4) and fp32 14x14x256 (53.2 against 62.7; results/h200-conv2d_bn_silu-*-split-halves-tuned.json). Tried
+# where the slices keep at least SPLIT_K_MIN_STEPS K steps and the programs make at most SPLIT_K_MAX_WAVES waves.
 SPLIT_K_TILES: tuple[Config, ...] = (
     Config(64, 128, 64, 8, num_warps=4, num_stages=3),
     Config(128, 256, 64, 8, num_warps=8, num_stages=3),
