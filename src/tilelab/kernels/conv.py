@@ -38,7 +38,7 @@ code (Triton specializes a stride of 1, so the contiguous dimension is known at 
 import triton
 import triton.language as tl
 
-from tilelab.kernels.matmul import grouped_tile, silu
+from tilelab.kernels.matmul import grouped_tile, known_multiple, silu
 from tilelab.kernels.matmul_splitk import hand_in_slice, sum_of_slices
 
 
@@ -97,14 +97,6 @@ def batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr
     y_rows = y_ptr + image * stride_yn + oh * stride_yh + ow * stride_yw
     y_tile = y_rows[:, None] + channels[None, :] * stride_yc
     tl.store(y_tile, z.to(y_ptr.dtype.element_ty), mask=pixel_ok[:, None] & channel_ok[None, :])
-
-
-@triton.jit
-def known_multiple(n, MULTIPLE: tl.constexpr):
-    """n, which the caller knows is a multiple of MULTIPLE, written so that the compiler knows it too."""
-    if MULTIPLE > 1:
-        n = n // MULTIPLE * MULTIPLE
-    return n
 
 
 @triton.jit
