@@ -188,6 +188,33 @@ def test_hinted_channel_runs_match_float64(c_in, c_out, groups, stored_channels,
     check_guards(guarded_outputs)
 
 
+# Depthwise layers whose channels are a multiple of 2, 4 or 8 but not of 16: the direct kernel's CHANNEL_ALIGN
+# (`direct_hint`). (channels, x's stored channels).
+DEPTHWISE_HINTED = [(24, 24), (72, 72), (36, 36), (6, 6), (24, 40), (20, 36)]
+
+
+@pytest.mark.parametrize("channels,stored_channels", DEPTHWISE_HINTED, ids=lambda v: str(v))
+def test_hinted_depthwise_layers_match_float64(channels, stored_channels, device, rng, guarded_outputs):
+    x, weight, bias, params = _hinted_problem(channels, channels, channels, stored_channels, device, rng)
+    geometry = conv_op.ConvGeometry(2, channels, 7, 6, channels, 3, 3, (1, 1), (1, 1), (1, 1), channels)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=channels, precision="ieee")
+    assert conv_op.uses_direct_kernel(geometry)
+    # x channels-last, so y too: hinted. A channel slice of x makes y NCHW (torch's rule), whose channels are apart.
+    assert (conv_op.direct_hint(x, y, geometry) > 1) == (stored_channels == channels)
+    assert_matches(y, x, weight, bias, params, precision="ieee", padding=1, groups=channels)
+    check_guards(guarded_outputs)
+
+
+def test_a_direct_hint_that_lies_changes_the_result(device, rng, monkeypatch):
+    """A CHANNEL_ALIGN of 16 for 24 depthwise channels computes only 16 of them."""
+    x, weight, bias, params = _hinted_problem(24, 24, 24, 24, device, rng)
+    monkeypatch.setattr(conv_op, "_REPLAYS", {})
+    monkeypatch.setattr(conv_op, "direct_hint", lambda *args: 16)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=24, precision="ieee")
+    ref = conv2d_bn_silu_reference(x, weight, bias, **params, padding=1, groups=24)
+    assert not relative_error(y, ref) <= 1e-2
+
+
 @pytest.mark.parametrize("lie", ["inputs", "outputs"])
 def test_a_hint_that_lies_changes_the_result(lie, device, rng, monkeypatch):
     """The kernel really rounds by the hints (on the interpreter too): a hint of 16 for 24 channels reads, or

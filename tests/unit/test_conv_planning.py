@@ -199,6 +199,17 @@ for dtype in ("float16", "bfloat16", "float32"):
     ops = re.findall(r"\b(wgmma\.mma_async|mma\.sync|ld\.global\.v4\.b32|fma\.rn\.f32|ld\.local|st\.local)\b", ptx)
     found[dtype] = {"kernel": kernel.__name__, "config": config.as_dict(), "ops": collections.Counter(ops),
                     "ptxas": census.parse_ptxas_verbose(tools.ptxas_verbose(ptx, "sm_90a") or "")}
+for name, channels in [("72", 72), ("72 unhinted", 72)]:  # depthwise, channels a multiple of 8, not of 16
+    kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, groups=channels,
+                                                                     channels=channels)
+    if name.endswith("unhinted"):
+        constexprs["CHANNEL_ALIGN"] = 1
+    compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
+                              options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+    ptx = compiled.asm["ptx"]
+    found[name] = {"hint": constexprs["CHANNEL_ALIGN"], "vectors": len(re.findall(r"ld\.global\.v4\.b32", ptx)),
+                   "scalar": len(re.findall(r"ld\.global\.b16|st\.global\.b16", ptx)),
+                   "ptxas": census.parse_ptxas_verbose(tools.ptxas_verbose(ptx, "sm_90a") or "")}
 kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, groups=2)
 compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
                           options={"num_warps": config.num_warps, "num_stages": config.num_stages})
@@ -230,6 +241,33 @@ def test_depthwise_compiles_to_fmas_on_16_byte_loads_without_spills(grouped_kern
     assert ops["ld.local"] == 0 and ops["st.local"] == 0
     if found["ptxas"]["spill_stores_bytes"] is not None:  # ptxas ships inside Triton's wheel
         assert found["ptxas"]["spill_stores_bytes"] == 0 and found["ptxas"]["spill_loads_bytes"] == 0
+
+
+def test_depthwise_72_channels_load_in_vectors_once_hinted(grouped_kernels):
+    """72 channels (MobileNetV3's) are a multiple of 8, not of the 16 Triton's specialization sees: unhinted,
+    the direct kernel loads and stores one element at a time; with CHANNEL_ALIGN 8 it compiles as at 64
+    channels (16-byte loads), in far fewer registers."""
+    hinted, unhinted = grouped_kernels["72"], grouped_kernels["72 unhinted"]
+    assert hinted["hint"] == 8 and hinted["vectors"] > 0 and unhinted["vectors"] == 0 and unhinted["scalar"] > 16
+    assert hinted["vectors"] == grouped_kernels["float16"]["ops"]["ld.global.v4.b32"]
+    if hinted["ptxas"]["registers"] is not None:  # ptxas ships inside Triton's wheel
+        assert hinted["ptxas"]["registers"] < 0.5 * unhinted["ptxas"]["registers"]
+
+
+@pytest.mark.parametrize("c,multiplier,x_channels,expected", [
+    (64, 1, 64, 1),  # multiples of 16: Triton knows
+    (72, 1, 72, 8), (120, 1, 120, 8), (36, 1, 36, 4), (33, 1, 33, 1),
+    (72, 1, 80, 8),  # x a channel slice of 80: strides of 80 and 72 share 8
+    (72, 1, 76, 4),
+    (72, 2, 72, 1),  # a channel multiplier: output channels c and c+1 read the same input channel, no run
+])
+def test_direct_hint_says_what_every_offset_is_a_multiple_of(c, multiplier, x_channels, expected):
+    wide = torch.empty(2, x_channels, 9, 7, device="meta").to(memory_format=torch.channels_last)
+    x = wide[:, :c]
+    y = torch.empty(2, c * multiplier, 9, 7, device="meta").to(memory_format=torch.channels_last)
+    g = conv_op.ConvGeometry(2, c, 9, 7, c * multiplier, 3, 3, (1, 1), (1, 1), (1, 1), c)
+    assert conv_op.uses_direct_kernel(g)
+    assert conv_op.direct_hint(x, y, g) == expected
 
 
 def test_two_groups_of_32_channels_are_implicit_gemms_along_the_grids_second_axis(grouped_kernels):

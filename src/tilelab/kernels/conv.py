@@ -262,6 +262,7 @@ def conv2d_bn_silu_direct_kernel(
     OFFSETS_64: tl.constexpr,
     SILU: tl.constexpr,
     HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
+    CHANNEL_ALIGN: tl.constexpr,
 ):
     """y = SiLU(batch_norm(conv2d(x, w, groups=C_OUT / C_OUT_PER_GROUP) + bias)) without a matrix product: one
     BLOCK_M x BLOCK_C tile (output pixels x output channels, across groups) per program, summed in float32 FMAs.
@@ -269,8 +270,18 @@ def conv2d_bn_silu_direct_kernel(
     Output channel c belongs to group c // C_OUT_PER_GROUP and reads that group's C_IN_PER_GROUP input channels
     (with a channel multiplier, C_OUT_PER_GROUP > 1, several output channels read the same ones). Depthwise,
     both are 1, which Triton specializes into constants: output channel c reads input channel c.
+
+    CHANNEL_ALIGN > 1: the launcher found C_OUT and x's and y's pixel strides multiples of it (72 or 120 channels:
+    multiples of 8, not of the 16 Triton's specialization sees), as the implicit GEMM's X_ALIGN and Y_ALIGN.
     """
     M = BATCH * OH * OW
+    C_OUT = known_multiple(C_OUT, CHANNEL_ALIGN)
+    stride_xn = known_multiple(stride_xn, CHANNEL_ALIGN)
+    stride_xh = known_multiple(stride_xh, CHANNEL_ALIGN)
+    stride_xw = known_multiple(stride_xw, CHANNEL_ALIGN)
+    stride_yn = known_multiple(stride_yn, CHANNEL_ALIGN)
+    stride_yh = known_multiple(stride_yh, CHANNEL_ALIGN)
+    stride_yw = known_multiple(stride_yw, CHANNEL_ALIGN)
     # Consecutive programs take consecutive pixel tiles of one channel tile, so the rows their filter windows
     # share (the halo above and below) are still in L2.
     pixels, channels, pixel_ok, channel_ok = output_tile(tl.program_id(0), tl.program_id(1), M, C_OUT, BLOCK_M,

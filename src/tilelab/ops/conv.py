@@ -549,7 +549,7 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
                 f"C_out={g.c_out}: the direct kernel's {grid[1]} tiles of {config.block_n} output channels exceed the "
                 f"grid's second axis ({matmul_op.MAX_GRID_Y}, CUDA's limit)")
         args = (*pointers, g.batch, g.h, g.w, g.c_out, g.oh, g.ow, *strides, g.c_in_per_group, g.c_out_per_group,
-                g.kh, g.kw, config.block_m, config.block_n, *epilogue)
+                g.kh, g.kw, config.block_m, config.block_n, *epilogue, direct_hint(x, y, g))
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
         return compiled, grid, args
     # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
@@ -568,26 +568,35 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
 def vector_hints(x, weight, g: ConvGeometry) -> tuple[int, int]:
     """The implicit GEMM's X_ALIGN and W_ALIGN (`channel_run_multiple` of a bundle's input channels in x and in
     the weight); W_ALIGN is 1 for a block-diagonal weight, whose rows are c % GROUP_C_IN, never a run."""
-    return (channel_run_multiple(x, g.bundle_c_in),
-            1 if g.bundle > 1 else channel_run_multiple(weight, g.bundle_c_in))
+    return (channel_run_multiple(g.bundle_c_in, x),
+            1 if g.bundle > 1 else channel_run_multiple(g.bundle_c_in, weight))
 
 
 def output_hint(y, g: ConvGeometry) -> int:
     """The implicit GEMM's Y_ALIGN: `channel_run_multiple` of a bundle's output channels in y. Without it, 24 or
     40 output channels stored one element at a time, and the compiler laid out the whole tile's index arithmetic
     that way (sm_90, 40 channels at 64x64x64: 255 registers against 148 at 64 channels)."""
-    return channel_run_multiple(y, g.bundle_c_out)
+    return channel_run_multiple(g.bundle_c_out, y)
 
 
-def channel_run_multiple(t: torch.Tensor, channels: int) -> int:
-    """What `channels` and t's strides other than the channel dimension's (1) are all multiples of, where t's
-    channels are adjacent (stride 1): a power of two up to 8; 1 where they are not adjacent, or where every value
-    is a multiple of 16, which Triton's own specialization already tells the compiler. The rule of matmul's
-    `pointer_align` and the row kernels' ALIGN, capped at 8 elements for every dtype (a 16-byte fp16 vector;
-    float32's 4-element vectors are proven by it as well, and were measured so)."""
-    if t.stride(1) != 1:
+def direct_hint(x, y, g: ConvGeometry) -> int:
+    """The direct kernel's CHANNEL_ALIGN: `channel_run_multiple` of C_OUT in x and y together, depthwise only:
+    there a tile's adjacent output channels read adjacent input channels, one run per pixel; with a channel
+    multiplier or several channels per group they do not."""
+    if g.c_in_per_group != 1 or g.c_out_per_group != 1:
         return 1
-    common = math.gcd(channels, *(s for dim, s in enumerate(t.stride()) if dim != 1))
+    return channel_run_multiple(g.c_out, x, y)
+
+
+def channel_run_multiple(channels: int, *tensors: torch.Tensor) -> int:
+    """What `channels` and the tensors' strides other than the channel dimension's (1) are all multiples of,
+    where every tensor's channels are adjacent (stride 1): a power of two up to 8; 1 where they are not adjacent,
+    or where every value is a multiple of 16, which Triton's own specialization already tells the compiler. The
+    rule of matmul's `pointer_align` and the row kernels' ALIGN, capped at 8 elements for every dtype (a 16-byte
+    fp16 vector; float32's 4-element vectors are proven by it as well, and were measured so)."""
+    if any(t.stride(1) != 1 for t in tensors):
+        return 1
+    common = math.gcd(channels, *(s for t in tensors for dim, s in enumerate(t.stride()) if dim != 1))
     return 1 if common % 16 == 0 else math.gcd(common, 8)
 
 
@@ -745,7 +754,7 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         kernel = conv2d_bn_silu_direct_kernel
         integers.update(C_OUT=geometry.c_out, C_IN_PER_GROUP=geometry.c_in_per_group,
                         C_OUT_PER_GROUP=geometry.c_out_per_group)
-        constexprs.update(BLOCK_C=config.block_n)
+        constexprs.update(BLOCK_C=config.block_n, CHANNEL_ALIGN=direct_hint(images, images, geometry))
     else:
         kernel = conv2d_bn_silu_kernel
         integers.update(C_IN=geometry.bundle_c_in, C_OUT=geometry.bundle_c_out, GROUPS=groups // geometry.bundle,
