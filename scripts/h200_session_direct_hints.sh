@@ -1,5 +1,5 @@
 #!/bin/bash
-# Device call for the branch conv-direct-hints (not yet run): the direct kernel's CHANNEL_ALIGN. Run from a
+# Device call EEEEEEEE (twenty-sixth session; ran from the branch conv-direct-hints at d9fae93, merged after): the direct kernel's CHANNEL_ALIGN. Run from a
 # `git archive` of the branch's head (device-snapshot.tar), with TILELAB_SOURCE_COMMIT set. The probe
 # (MobileNetV3's depthwise layers of 72-200 channels, and kernel-bench's ragged 36-channel layer, hinted against
 # unhinted), then the grouped layers from the shipped table in fp16 (the ragged depthwise key is the only shipped
