@@ -60,6 +60,18 @@ def test_direct_kernel_configs(config, device, rng, guarded_outputs):
     check_guards(guarded_outputs)
 
 
+# The tap loop unrolled by TAPS_IN_FLIGHT (the config's num_stages): counts that divide the taps and counts that
+# leave a remainder (2 of 9, 4 of 25), and the whole 3x3 filter at once.
+@pytest.mark.parametrize("kernel_size,taps", [(3, 2), (3, 3), (3, 9), (5, 4), (5, 5)])
+def test_taps_in_flight_sum_every_tap(kernel_size, taps, device, rng, guarded_outputs):
+    x, weight, bias, params = make_problem(2, 24, 7, 6, 24, kernel_size, torch.float32, device, rng, groups=24)
+    config = conv_op.direct_tile(16, 32, 2, taps)
+    assert conv_op.describe_plan(x, weight, bias, **params, padding=1, groups=24, config=config)["path"] == "direct"
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=24, config=config)
+    assert_matches(y, x, weight, bias, params, padding=1, groups=24)
+    check_guards(guarded_outputs)
+
+
 @pytest.mark.parametrize("affine,conv_bias", [(False, True), (True, False), (False, False)])
 @pytest.mark.parametrize("silu", [True, False])
 def test_optional_terms_on_the_direct_kernel(affine, conv_bias, silu, device, rng, guarded_outputs):

@@ -263,6 +263,7 @@ def conv2d_bn_silu_direct_kernel(
     SILU: tl.constexpr,
     HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
     CHANNEL_ALIGN: tl.constexpr,
+    TAPS_IN_FLIGHT: tl.constexpr,
 ):
     """y = SiLU(batch_norm(conv2d(x, w, groups=C_OUT / C_OUT_PER_GROUP) + bias)) without a matrix product: one
     BLOCK_M x BLOCK_C tile (output pixels x output channels, across groups) per program, summed in float32 FMAs.
@@ -273,6 +274,9 @@ def conv2d_bn_silu_direct_kernel(
 
     CHANNEL_ALIGN > 1: the launcher found C_OUT and x's and y's pixel strides multiples of it (72 or 120 channels:
     multiples of 8, not of the 16 Triton's specialization sees), as the implicit GEMM's X_ALIGN and Y_ALIGN.
+
+    TAPS_IN_FLIGHT: the tap loop unrolled by this much, so that many taps' loads are issued before the first
+    multiply-add waits on one (the loop has no tensor-core dot, so Triton's pipeliner does not touch it).
     """
     M = BATCH * OH * OW
     C_OUT = known_multiple(C_OUT, CHANNEL_ALIGN)
@@ -296,9 +300,9 @@ def conv2d_bn_silu_direct_kernel(
     w_channels = channels * stride_wo  # offsets, not addresses: 32-bit registers (64 with OFFSETS_64)
 
     acc = tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32)
-    # A loop over the taps, not unrolled: unrolled, the compiler hoists every tap's loads and addresses together
-    # and spills (a 3x3 depthwise 64x64 tile compiled for sm_90 spilled kilobytes; looped, nothing).
-    for tap in range(KH * KW):
+    # A loop over the taps, unrolled by TAPS_IN_FLIGHT only: unrolled whole, the compiler hoists every tap's
+    # loads and addresses together and spills (a 3x3 depthwise 64x64 tile compiled for sm_90 spilled kilobytes).
+    for tap in tl.range(0, KH * KW, loop_unroll_factor=TAPS_IN_FLIGHT):
         r = tap // KW
         s = tap % KW
         ih = window_h + r * DIL_H

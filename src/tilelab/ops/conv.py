@@ -101,10 +101,11 @@ SPLIT_K_MAX_WAVES = 4
 SPLIT_K_LIMIT = 64  # an explicit ConvConfig's most slices (more only multiply partials and counters)
 
 
-def direct_tile(pixels: int, channels: int, num_warps: int) -> Config:
-    """A direct-kernel tile as a Config: block_m output pixels x block_n output channels. block_k (16, the
-    smallest a Config may have) and group_m are not used; the kernel has no pipelined loop (num_stages 1)."""
-    return Config(pixels, channels, 16, group_m=1, num_warps=num_warps, num_stages=1)
+def direct_tile(pixels: int, channels: int, num_warps: int, taps_in_flight: int = 1) -> Config:
+    """A direct-kernel tile as a Config: block_m output pixels x block_n output channels, and num_stages the taps
+    whose loads are issued together (the kernel's TAPS_IN_FLIGHT: its tap loop unrolled so far). block_k (16,
+    the smallest a Config may have) and group_m are not used."""
+    return Config(pixels, channels, 16, group_m=1, num_warps=num_warps, num_stages=taps_in_flight)
 
 
 # The direct kernel's tiles tried on the GPU (pruned by the problem's size), 16 or 32 float32 sums per thread:
@@ -549,7 +550,7 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
                 f"C_out={g.c_out}: the direct kernel's {grid[1]} tiles of {config.block_n} output channels exceed the "
                 f"grid's second axis ({matmul_op.MAX_GRID_Y}, CUDA's limit)")
         args = (*pointers, g.batch, g.h, g.w, g.c_out, g.oh, g.ow, *strides, g.c_in_per_group, g.c_out_per_group,
-                g.kh, g.kw, config.block_m, config.block_n, *epilogue, direct_hint(x, y, g))
+                g.kh, g.kw, config.block_m, config.block_n, *epilogue, direct_hint(x, y, g), config.num_stages)
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
         return compiled, grid, args
     # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
@@ -754,7 +755,8 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         kernel = conv2d_bn_silu_direct_kernel
         integers.update(C_OUT=geometry.c_out, C_IN_PER_GROUP=geometry.c_in_per_group,
                         C_OUT_PER_GROUP=geometry.c_out_per_group)
-        constexprs.update(BLOCK_C=config.block_n, CHANNEL_ALIGN=direct_hint(images, images, geometry))
+        constexprs.update(BLOCK_C=config.block_n, CHANNEL_ALIGN=direct_hint(images, images, geometry),
+                          TAPS_IN_FLIGHT=config.num_stages)
     else:
         kernel = conv2d_bn_silu_kernel
         integers.update(C_IN=geometry.bundle_c_in, C_OUT=geometry.bundle_c_out, GROUPS=groups // geometry.bundle,
