@@ -1,6 +1,7 @@
 """How many taps' loads should the direct kernel issue at once? (H200, twenty-sixth session)
 
     PYTHONPATH=src:. python scripts/h200_conv_direct_taps_probe.py            # the sweep
+    PYTHONPATH=src:. python scripts/h200_conv_direct_taps_probe.py --tiles 16,64,2,1 32,64,2,1  # these only
     PYTHONPATH=src:. python scripts/h200_conv_direct_taps_probe.py --once L T  # layer L, tile T: 3 launches (ncu)
 
 The depthwise layers of kernel-bench's grouped set move 0.4-1.9 TB/s on the direct kernel (call EEEEEEEE), where a
@@ -41,7 +42,7 @@ def layer_setup(layer):
     return x, weight, bn, conv, (mean, var, gamma, beta)
 
 
-def probe_layer(layer) -> None:
+def probe_layer(layer, tiles=None) -> None:
     f = torch.nn.functional
     x, weight, bn, conv, (mean, var, gamma, beta) = layer_setup(layer)
     out_pixels = (layer[2] // layer[6]) * (layer[3] // layer[6])
@@ -53,17 +54,16 @@ def probe_layer(layer) -> None:
         print(f"  {'torch':24s} {us:8.1f} us", flush=True)
         ref = f.silu(f.batch_norm(f.conv2d(x.double(), weight.double(), **conv), mean.double(), var.double(),
                                   gamma.double(), beta.double(), training=False)).float()
-        for tile in TILES:
-            for taps in taps_counts(layer[5]):
-                config = conv_op.direct_tile(*tile, taps)
-                try:
-                    y = tilelab.conv2d_bn_silu(x, weight, **bn, **conv, config=config)
-                    diff = (y.float() - ref).abs().max().item()
-                    us = timed(lambda config=config: tilelab.conv2d_bn_silu(x, weight, **bn, **conv, config=config))
-                    print(f"  {config.label():24s} {us:8.1f} us  {moved / us / 1e6:5.2f} TB/s  "
-                          f"max |diff| from float64 {diff:.1e}", flush=True)
-                except Exception as e:  # a variant that fails is a result too
-                    print(f"  {config.label():24s} failed: {type(e).__name__}: {str(e)[:120]}", flush=True)
+        for p, c, w, taps in tiles or [(*t, taps) for t in TILES for taps in taps_counts(layer[5])]:
+            config = conv_op.direct_tile(p, c, w, taps)
+            try:
+                y = tilelab.conv2d_bn_silu(x, weight, **bn, **conv, config=config)
+                diff = (y.float() - ref).abs().max().item()
+                us = timed(lambda config=config: tilelab.conv2d_bn_silu(x, weight, **bn, **conv, config=config))
+                print(f"  {config.label():24s} {us:8.1f} us  {moved / us / 1e6:5.2f} TB/s  "
+                      f"max |diff| from float64 {diff:.1e}", flush=True)
+            except Exception as e:  # a variant that fails is a result too
+                print(f"  {config.label():24s} failed: {type(e).__name__}: {str(e)[:120]}", flush=True)
 
 
 def once(layer_index: int, tile_label: str) -> None:
@@ -80,9 +80,10 @@ def main() -> None:
     if sys.argv[1:2] == ["--once"]:
         once(int(sys.argv[2]), sys.argv[3])
         return
+    tiles = [tuple(map(int, t.split(","))) for t in sys.argv[2:]] if sys.argv[1:2] == ["--tiles"] else None
     print(f"torch {torch.__version__}, triton {triton.__version__}, {torch.cuda.get_device_name()}", flush=True)
     for layer in LAYERS:
-        probe_layer(layer)
+        probe_layer(layer, tiles)
 
 
 if __name__ == "__main__":

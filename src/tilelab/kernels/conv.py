@@ -292,33 +292,25 @@ def conv2d_bn_silu_direct_kernel(
                                                          BLOCK_C, OFFSETS_64)
 
     image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W)
-    x_images = x_ptr + image * stride_xn
-    # Each output channel's first input channel. Depthwise with channels-last x (stride_xc == 1), adjacent output
-    # channels read adjacent input channels: each pixel's loads are one contiguous run of channels, which
-    # coalesces and vectorizes.
+    x_windows = image * stride_xn + window_h * stride_xh + window_w * stride_xw  # each window's first tap
     x_first_channels = (channels // C_OUT_PER_GROUP) * C_IN_PER_GROUP
-    w_channels = channels * stride_wo  # offsets, not addresses: 32-bit registers (64 with OFFSETS_64)
+    w_channels = channels * stride_wo
 
     acc = tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32)
-    # A loop over the taps, unrolled by TAPS_IN_FLIGHT only: unrolled whole, the compiler hoists every tap's
-    # loads and addresses together and spills (a 3x3 depthwise 64x64 tile compiled for sm_90 spilled kilobytes).
-    for tap in tl.range(0, KH * KW, loop_unroll_factor=TAPS_IN_FLIGHT):
-        r = tap // KW
-        s = tap % KW
+    for r in range(KH):
         ih = window_h + r * DIL_H
-        iw = window_w + s * DIL_W
-        # Taps in the padding read 0 (the mask), which adds nothing, as zero padding means.
-        inside = pixel_ok & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
-        x_rows = x_images + ih * stride_xh + iw * stride_xw
-        x_ok = inside[:, None] & channel_ok[None, :]
-        w_tap = w_channels + r * stride_wh + s * stride_ww
-        for j in range(C_IN_PER_GROUP):
-            # Each 2-D address formed inside the loop: hoisted out of it, a tile of 64-bit addresses per tap
-            # would stay live in registers.
-            x_columns = (x_first_channels + j) * stride_xc
-            a = tl.load(x_rows[:, None] + x_columns[None, :], mask=x_ok, other=0.0).to(tl.float32)
-            b = tl.load(w_ptr + (w_tap + j * stride_wc), mask=channel_ok, other=0.0).to(tl.float32)
-            acc += a * b[None, :]  # float32 multiply-adds, which the compiler fuses into FMAs
+        row_ok = pixel_ok & (ih >= 0) & (ih < H)
+        x_row = x_windows + r * DIL_H * stride_xh
+        for s in tl.static_range(KW):
+            iw = window_w + s * DIL_W
+            x_ok = (row_ok & (iw >= 0) & (iw < W))[:, None] & channel_ok[None, :]
+            x_tap = x_ptr + (x_row + s * DIL_W * stride_xw)
+            w_tap = w_channels + r * stride_wh + s * stride_ww
+            for j in range(C_IN_PER_GROUP):
+                x_columns = (x_first_channels + j) * stride_xc
+                a = tl.load(x_tap[:, None] + x_columns[None, :], mask=x_ok, other=0.0).to(tl.float32)
+                b = tl.load(w_ptr + (w_tap + j * stride_wc), mask=channel_ok, other=0.0).to(tl.float32)
+                acc += a * b[None, :]
 
     batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, EPS,
                           y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,
