@@ -55,6 +55,14 @@ def output_tile(pid_m, pid_n, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
 
 
 @triton.jit
+def divide_by_constant(n, magic, shift):
+    """n // d for 0 <= n < 2**31 and a divisor d fixed for the launch, as one 32x32->64-bit multiply and a shift:
+    (magic, shift) = `ops.conv.division_magic(d)`. A 32-bit division by a value known only at run time compiles
+    to a sequence of about twenty instructions."""
+    return ((n.to(tl.uint32).to(tl.uint64) * magic.to(tl.uint64)) >> shift).to(tl.int32)
+
+
+@triton.jit
 def output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W):
     """Which image, row and column each output pixel is, and where its filter window starts in x."""
     image = pixels // (OH * OW)
@@ -257,6 +265,7 @@ def conv2d_bn_silu_direct_kernel(
     STRIDE_H, STRIDE_W, PAD_H, PAD_W, DIL_H, DIL_W,
     EPS,
     C_IN_PER_GROUP, C_OUT_PER_GROUP,
+    OW_MAGIC, OW_SHIFT, OH_MAGIC, OH_SHIFT,
     KH: tl.constexpr, KW: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_C: tl.constexpr,
     OFFSETS_64: tl.constexpr,
@@ -291,7 +300,15 @@ def conv2d_bn_silu_direct_kernel(
     pixels, channels, pixel_ok, channel_ok = output_tile(tl.program_id(0), tl.program_id(1), M, C_OUT, BLOCK_M,
                                                          BLOCK_C, OFFSETS_64)
 
-    image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W)
+    if OFFSETS_64:
+        image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W)
+    else:
+        rows = divide_by_constant(pixels, OW_MAGIC, OW_SHIFT)  # pixels // OW
+        image = divide_by_constant(rows, OH_MAGIC, OH_SHIFT)  # rows // OH
+        oh = rows - image * OH
+        ow = pixels - rows * OW
+        window_h = oh * STRIDE_H - PAD_H
+        window_w = ow * STRIDE_W - PAD_W
     x_windows = image * stride_xn + window_h * stride_xh + window_w * stride_xw  # each window's first tap
     x_first_channels = (channels // C_OUT_PER_GROUP) * C_IN_PER_GROUP
     w_channels = channels * stride_wo

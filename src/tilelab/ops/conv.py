@@ -550,7 +550,8 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
                 f"C_out={g.c_out}: the direct kernel's {grid[1]} tiles of {config.block_n} output channels exceed the "
                 f"grid's second axis ({matmul_op.MAX_GRID_Y}, CUDA's limit)")
         args = (*pointers, g.batch, g.h, g.w, g.c_out, g.oh, g.ow, *strides, g.c_in_per_group, g.c_out_per_group,
-                g.kh, g.kw, config.block_m, config.block_n, *epilogue, direct_hint(x, y, g), config.num_stages)
+                *division_magic(g.ow), *division_magic(g.oh), g.kh, g.kw, config.block_m, config.block_n, *epilogue,
+                direct_hint(x, y, g), config.num_stages)
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
         return compiled, grid, args
     # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
@@ -578,6 +579,17 @@ def output_hint(y, g: ConvGeometry) -> int:
     40 output channels stored one element at a time, and the compiler laid out the whole tile's index arithmetic
     that way (sm_90, 40 channels at 64x64x64: 255 registers against 148 at 64 channels)."""
     return channel_run_multiple(g.bundle_c_out, y)
+
+
+def division_magic(divisor: int) -> tuple[int, int]:
+    """(magic, shift) such that n // divisor == (n * magic) >> shift for every 0 <= n < 2**31, magic < 2**32: the
+    direct kernel's `divide_by_constant`. With l = ceil(log2(divisor)), magic = floor(2**(31 + l) / divisor) + 1
+    is within 2**l of an exact 2**(31 + l) / divisor, too little to move any quotient of a 31-bit n (Granlund and
+    Montgomery, "Division by invariant integers using multiplication", 1994, theorem 4.2)."""
+    if divisor < 1:
+        raise ValueError(f"divisor must be positive; got {divisor}")
+    shift = 31 + (divisor - 1).bit_length()
+    return (1 << shift) // divisor + 1, shift
 
 
 def direct_hint(x, y, g: ConvGeometry) -> int:
@@ -754,7 +766,9 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
     if uses_direct_kernel(geometry):
         kernel = conv2d_bn_silu_direct_kernel
         integers.update(C_OUT=geometry.c_out, C_IN_PER_GROUP=geometry.c_in_per_group,
-                        C_OUT_PER_GROUP=geometry.c_out_per_group)
+                        C_OUT_PER_GROUP=geometry.c_out_per_group,
+                        **dict(zip(("OW_MAGIC", "OW_SHIFT", "OH_MAGIC", "OH_SHIFT"),
+                                   (*division_magic(geometry.ow), *division_magic(geometry.oh)), strict=True)))
         constexprs.update(BLOCK_C=config.block_n, CHANNEL_ALIGN=direct_hint(images, images, geometry),
                           TAPS_IN_FLIGHT=config.num_stages)
     else:
@@ -780,7 +794,7 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
             signature[name] = "constexpr"
             constexprs.setdefault(name, value)
         else:
-            signature[name] = "fp32" if name == "EPS" else "i32"
+            signature[name] = "fp32" if name == "EPS" else "u32" if value is not None and value >= 2**31 else "i32"
             if value is not None and value % 16 == 0:
                 aligned.append(name)
     attrs = {(kernel.arg_names.index(name),): [["tt.divisibility", 16]] for name in aligned}
