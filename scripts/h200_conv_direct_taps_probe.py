@@ -1,18 +1,23 @@
-"""How many taps' loads should the direct kernel issue at once? (H200, twenty-sixth session)
+"""How many taps' loads should the direct kernel issue at once, and on which tiles? (H200, twenty-sixth session)
 
-    PYTHONPATH=src:. python scripts/h200_conv_direct_taps_probe.py            # the sweep
-    PYTHONPATH=src:. python scripts/h200_conv_direct_taps_probe.py --tiles 16,64,2,1 32,64,2,1  # these only
+    PYTHONPATH=src:. python scripts/h200_conv_direct_taps_probe.py            # every candidate tile
+    PYTHONPATH=src:. python scripts/h200_conv_direct_taps_probe.py --tiles 16,64,2 128,16,2  # these only
     PYTHONPATH=src:. python scripts/h200_conv_direct_taps_probe.py --once L T  # layer L, tile T: 3 launches (ncu)
 
 The depthwise layers of kernel-bench's grouped set move 0.4-1.9 TB/s on the direct kernel (call EEEEEEEE), where a
-copy moves 4.3. Compiled for sm_90, its tap loop loads one tap's [pixels, channels] tile (two 16-byte loads a
-thread at 16x64 on 2 warps), waits for it, and multiplies: nine round trips to L2 in a row for a 3x3 filter.
-`TAPS_IN_FLIGHT` (the config's num_stages, `ops.conv.direct_tile`) unrolls that loop so several taps' loads go
-out together, at the price of registers: 56 at one tap, 87 at three, 163 at all nine (16x64, sm_90).
+copy moves 4.3. Compiled for sm_90, its tap loop loaded one tap's [pixels, channels] tile (two 16-byte loads a
+thread at 16x64 on 2 warps), waited for it, and multiplied: nine round trips to L2 in a row for a 3x3 filter.
+`TAPS_IN_FLIGHT` (then the config's num_stages) unrolled that loop so several taps' loads went out together, at
+the price of registers: 56 at one tap, 87 at three, 163 at all nine (16x64, sm_90).
 
-Per layer (fp16, channels-last, eval-mode conv2d -> batch_norm -> silu): torch, then every tile of
-`TILES` at each count of `taps_counts`; triton.testing.do_bench (L2 flushed before each call), median,
-in microseconds, and the bytes of x read once and y written once over that time.
+Call FFFFFFFF ran this probe at commit 1ead5aa, which swept TAPS_IN_FLIGHT over 1, 2, 3 and all taps (5 for 5x5)
+on four tiles (tiles were pixels,channels,warps,taps then). Three taps in flight gained 4-11% on 3x3 layers and
+nothing on 5x5 ones, and Nsight Compute showed the kernel bound by instructions issued. The kernel now loops over
+the filter's rows with each row's taps unrolled (call GGGGGGGG), so tiles are pixels,channels,warps.
+
+Per layer (fp16, channels-last, eval-mode conv2d -> batch_norm -> silu): torch, then every tile given (default:
+`ops.conv.DIRECT_CANDIDATES`); triton.testing.do_bench (L2 flushed before each call), median, in
+microseconds, and the bytes of x read once and y written once over that time.
 """
 
 import sys
@@ -29,11 +34,7 @@ from tilelab.ops import conv as conv_op
 LAYERS = [(32, 144, 56, 56, 144, 3, 1, 144), (32, 96, 112, 112, 96, 3, 2, 96), (32, 72, 56, 56, 72, 3, 1, 72),
           (32, 240, 28, 28, 240, 5, 1, 240), (32, 480, 14, 14, 480, 3, 1, 480), (32, 672, 14, 14, 672, 5, 1, 672),
           (32, 64, 56, 56, 128, 3, 1, 64)]
-TILES = [(16, 64, 2), (32, 128, 4), (64, 64, 4), (16, 256, 4)]
-
-
-def taps_counts(kernel_size: int) -> list[int]:
-    return [1, 2, 3, 9] if kernel_size == 3 else [1, 2, 3, 5]
+TILES = [(c.block_m, c.block_n, c.num_warps) for c in conv_op.DIRECT_CANDIDATES]
 
 
 def layer_setup(layer):
@@ -54,8 +55,8 @@ def probe_layer(layer, tiles=None) -> None:
         print(f"  {'torch':24s} {us:8.1f} us", flush=True)
         ref = f.silu(f.batch_norm(f.conv2d(x.double(), weight.double(), **conv), mean.double(), var.double(),
                                   gamma.double(), beta.double(), training=False)).float()
-        for p, c, w, taps in tiles or [(*t, taps) for t in TILES for taps in taps_counts(layer[5])]:
-            config = conv_op.direct_tile(p, c, w, taps)
+        for tile in tiles or TILES:
+            config = conv_op.direct_tile(*tile)
             try:
                 y = tilelab.conv2d_bn_silu(x, weight, **bn, **conv, config=config)
                 diff = (y.float() - ref).abs().max().item()
@@ -67,7 +68,7 @@ def probe_layer(layer, tiles=None) -> None:
 
 
 def once(layer_index: int, tile_label: str) -> None:
-    """Three launches of one layer at one tile (pixels,channels,warps,taps), for a profiler to pick from."""
+    """Three launches of one layer at one tile (pixels,channels,warps), for a profiler to pick from."""
     x, weight, bn, conv, _ = layer_setup(LAYERS[layer_index])
     config = conv_op.direct_tile(*map(int, tile_label.split(",")))
     with torch.inference_mode():

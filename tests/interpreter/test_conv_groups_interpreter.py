@@ -60,15 +60,35 @@ def test_direct_kernel_configs(config, device, rng, guarded_outputs):
     check_guards(guarded_outputs)
 
 
-# The tap loop unrolled by TAPS_IN_FLIGHT (the config's num_stages): counts that divide the taps and counts that
-# leave a remainder (2 of 9, 4 of 25), and the whole 3x3 filter at once.
-@pytest.mark.parametrize("kernel_size,taps", [(3, 2), (3, 3), (3, 9), (5, 4), (5, 5)])
-def test_taps_in_flight_sum_every_tap(kernel_size, taps, device, rng, guarded_outputs):
-    x, weight, bias, params = make_problem(2, 24, 7, 6, 24, kernel_size, torch.float32, device, rng, groups=24)
-    config = conv_op.direct_tile(16, 32, 2, taps)
-    assert conv_op.describe_plan(x, weight, bias, **params, padding=1, groups=24, config=config)["path"] == "direct"
-    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=24, config=config)
-    assert_matches(y, x, weight, bias, params, padding=1, groups=24)
+# The direct kernel loops over the filter's rows and unrolls each row's taps: filters of one row or one column,
+# square ones up to 7x7, dilated, strided; the pixels' image, row and column come from magic-number division
+# (`division_magic`), here over images of ragged sizes and several of them per tile.
+@pytest.mark.parametrize("kernel,stride,dilation", [((1, 1), 1, 1), ((1, 3), 1, 1), ((3, 1), 2, 1), ((5, 5), 1, 1),
+                                                    ((7, 7), 2, 1), ((3, 3), 1, 2)])
+def test_filter_rows_and_columns_on_the_direct_kernel(kernel, stride, dilation, device, rng, guarded_outputs):
+    x, weight, bias, params = make_problem(3, 24, 9, 7, 24, kernel, torch.float32, device, rng, groups=24)
+    conv = {"stride": stride, "padding": (kernel[0] // 2 * dilation, kernel[1] // 2 * dilation),
+            "dilation": dilation, "groups": 24}
+    config = conv_op.direct_tile(64, 16, 2)
+    assert conv_op.describe_plan(x, weight, bias, **params, **conv, config=config)["path"] == "direct"
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, **conv, config=config)
+    assert_matches(y, x, weight, bias, params, **conv)
+    check_guards(guarded_outputs)
+
+
+# Depthwise with a channel multiplier of 2, 4 or 8 loads each tile's input channels as one run and repeats them
+# (`direct_multiplier`); a last channel tile that is part padding (9 inputs, 18 outputs on 16-wide tiles), and
+# 16- and 32-wide tiles, where one tile holds 2 to 16 input channels.
+@pytest.mark.parametrize("c_in,multiplier,block_c", [(9, 2, 16), (9, 2, 32), (5, 4, 16), (3, 8, 32), (6, 8, 16)])
+def test_channel_multipliers_load_each_input_channel_once(c_in, multiplier, block_c, device, rng, guarded_outputs):
+    c_out = c_in * multiplier
+    x, weight, bias, params = make_problem(2, c_in, 6, 7, c_out, 3, torch.float32, device, rng, groups=c_in)
+    x = x.to(memory_format=torch.channels_last)
+    g = conv_op.ConvGeometry(2, c_in, 6, 7, c_out, 3, 3, (1, 1), (1, 1), (1, 1), c_in)
+    assert conv_op.direct_multiplier(g) == multiplier
+    config = conv_op.direct_tile(16, block_c, 2)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=c_in, config=config)
+    assert_matches(y, x, weight, bias, params, padding=1, groups=c_in)
     check_guards(guarded_outputs)
 
 

@@ -3,6 +3,7 @@ its sm_90/sm_80 machine code (the implicit GEMM's and the direct kernel's)."""
 
 import collections
 import json
+import random
 
 import pytest
 import torch
@@ -148,12 +149,12 @@ def test_one_groups_gemm_sizes():
 def test_direct_candidates_fit_the_problem():
     # 64 channels: every tile up to 128 channels wide (twice the channels), 16x256 left out.
     found = conv_op.candidates(grouped(), element_size=2)
-    assert found == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 128] and len(found) == 7
+    assert found == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 128] and len(found) == 9
     for c in conv_op.DIRECT_CANDIDATES:  # 16 or 32 float32 sums per thread, no pipelined loop
         assert c.block_m * c.block_n // (32 * c.num_warps) in (16, 32) and c.num_stages == 1
     # 8 channels: no tile wider than 32 channels (twice 8 rounded up to 16, `tuning.padding_limits`).
     narrow = conv_op.candidates(grouped(c_in=8, c_out=8, groups=8), element_size=2)
-    assert narrow == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 32] and len(narrow) == 2
+    assert narrow == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 32] and len(narrow) == 4
     # The implicit GEMM's K steps follow one group's channels: 16 per group, K steps of 16.
     per_group = conv_op.candidates(grouped(c_in=32, c_out=32, groups=2), element_size=2)
     assert per_group and all(c.block_k == 16 for c in per_group) and all(c.block_n <= 32 for c in per_group)
@@ -196,7 +197,8 @@ for dtype in ("float16", "bfloat16", "float32"):
     compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
                               options={"num_warps": config.num_warps, "num_stages": config.num_stages})
     ptx = compiled.asm["ptx"]
-    ops = re.findall(r"\b(wgmma\.mma_async|mma\.sync|ld\.global\.v4\.b32|fma\.rn\.f32|ld\.local|st\.local)\b", ptx)
+    ops = re.findall(r"\b(wgmma\.mma_async|mma\.sync|ld\.global\.v4\.b32|fma\.rn\.f32|ld\.local|st\.local|"
+                     r"div\.s32|div\.u32|rem\.s32|rem\.u32)\b", ptx)
     found[dtype] = {"kernel": kernel.__name__, "config": config.as_dict(), "ops": collections.Counter(ops),
                     "ptxas": census.parse_ptxas_verbose(tools.ptxas_verbose(ptx, "sm_90a") or "")}
 for name, channels in [("72", 72), ("72 unhinted", 72)]:  # depthwise, channels a multiple of 8, not of 16
@@ -210,6 +212,16 @@ for name, channels in [("72", 72), ("72 unhinted", 72)]:  # depthwise, channels 
     found[name] = {"hint": constexprs["CHANNEL_ALIGN"], "vectors": len(re.findall(r"ld\.global\.v4\.b32", ptx)),
                    "scalar": len(re.findall(r"ld\.global\.b16|st\.global\.b16", ptx)),
                    "ptxas": census.parse_ptxas_verbose(tools.ptxas_verbose(ptx, "sm_90a") or "")}
+# depthwise with a channel multiplier of 2 (64 -> 128 channels), and the same compiled as the general code
+for name, multiplier in [("multiplier 2", 2), ("multiplier 2 gathered", 1)]:
+    kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, groups=64, out_channels=128)
+    found[name] = {"multiplier": constexprs["MULTIPLIER"]}
+    constexprs["MULTIPLIER"] = multiplier
+    compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
+                              options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+    ptx = compiled.asm["ptx"]
+    found[name].update(vectors=len(re.findall(r"ld\.global\.v4\.b32", ptx)),
+                       scalar=len(re.findall(r"ld\.global\.b16", ptx)), config=config.as_dict())
 kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, groups=2)
 compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
                           options={"num_warps": config.num_warps, "num_stages": config.num_stages})
@@ -234,10 +246,13 @@ def test_depthwise_compiles_to_fmas_on_16_byte_loads_without_spills(grouped_kern
     config = found["config"]
     per_thread = config["block_m"] * config["block_n"] // (32 * config["num_warps"])
     assert ops["fma.rn.f32"] >= per_thread  # the tap loop's multiply-adds, one per element of its tile
-    # Each thread's share of a tap's x tile arrives in 16-byte loads (adjacent channels, adjacent addresses): the
-    # only vector loads in the kernel (the weight's channels are 9 elements apart, the batch norm's not aligned).
+    # Each thread's share of a tap's x tile arrives in 16-byte loads (adjacent channels, adjacent addresses), for
+    # the three taps of a filter row at once (the row's taps are unrolled): the only vector loads in the kernel
+    # (the weight's channels are 9 elements apart, the batch norm's not aligned).
     element_size = 4 if dtype == "float32" else 2
-    assert ops["ld.global.v4.b32"] == per_thread * element_size // 16
+    assert ops["ld.global.v4.b32"] == 3 * per_thread * element_size // 16
+    # The pixels' image, row and column come from multiplications by `division_magic`'s numbers, not divisions.
+    assert not any(ops[op] for op in ("div.s32", "div.u32", "rem.s32", "rem.u32"))
     assert ops["ld.local"] == 0 and ops["st.local"] == 0
     if found["ptxas"]["spill_stores_bytes"] is not None:  # ptxas ships inside Triton's wheel
         assert found["ptxas"]["spill_stores_bytes"] == 0 and found["ptxas"]["spill_loads_bytes"] == 0
@@ -259,7 +274,8 @@ def test_depthwise_72_channels_load_in_vectors_once_hinted(grouped_kernels):
     (72, 1, 72, 8), (120, 1, 120, 8), (36, 1, 36, 4), (33, 1, 33, 1),
     (72, 1, 80, 8),  # x a channel slice of 80: strides of 80 and 72 share 8
     (72, 1, 76, 4),
-    (72, 2, 72, 1),  # a channel multiplier: output channels c and c+1 read the same input channel, no run
+    (72, 2, 72, 8),  # a channel multiplier of 2: the tile's input channels are one run (`direct_multiplier`)
+    (72, 3, 72, 1),  # of 3: the general code gathers output channel c's input channel c // 3, no run
 ])
 def test_direct_hint_says_what_every_offset_is_a_multiple_of(c, multiplier, x_channels, expected):
     wide = torch.empty(2, x_channels, 9, 7, device="meta").to(memory_format=torch.channels_last)
@@ -268,6 +284,32 @@ def test_direct_hint_says_what_every_offset_is_a_multiple_of(c, multiplier, x_ch
     g = conv_op.ConvGeometry(2, c, 9, 7, c * multiplier, 3, 3, (1, 1), (1, 1), (1, 1), c)
     assert conv_op.uses_direct_kernel(g)
     assert conv_op.direct_hint(x, y, g) == expected
+
+
+def test_a_channel_multiplier_loads_each_input_channel_once_in_vectors(grouped_kernels):
+    """64 -> 128 channels: the tile's 32 input channels are one run, 16-byte loads repeated in registers; the
+    general code gathers output channel c's input c // 2 element by element."""
+    runs, gathered = grouped_kernels["multiplier 2"], grouped_kernels["multiplier 2 gathered"]
+    assert runs["multiplier"] == 2 and runs["vectors"] > 0 and gathered["vectors"] == 0
+    assert gathered["scalar"] > 4 * runs["scalar"]
+
+
+@pytest.mark.parametrize("divisor", [1, 2, 3, 7, 28, 56, 112, 1000, 2**16 + 1, 2**30 + 3, 2**31 - 1])
+def test_division_magic_divides_every_31_bit_number(divisor):
+    magic, shift = conv_op.division_magic(divisor)
+    assert 0 < magic < 2**32
+    # the quotient's edges (multiples of the divisor and their neighbours) over the whole range, the range's own
+    # edges, and random values
+    values = [0, 1, divisor - 1, divisor, divisor + 1, 2**31 - 1, 2**31 - divisor]
+    step = max(1, 2**31 // divisor // 2000)
+    values += [k * divisor + d for k in range(1, 2**31 // divisor + 1, step) for d in (-1, 0, 1)]
+    values += random.Random(divisor).sample(range(2**31), 5000)
+    assert all((v * magic) >> shift == v // divisor for v in values if 0 <= v < 2**31)
+
+
+def test_division_magic_refuses_a_divisor_below_one():
+    with pytest.raises(ValueError, match="divisor"):
+        conv_op.division_magic(0)
 
 
 def test_two_groups_of_32_channels_are_implicit_gemms_along_the_grids_second_axis(grouped_kernels):

@@ -272,7 +272,7 @@ def conv2d_bn_silu_direct_kernel(
     SILU: tl.constexpr,
     HAS_BIAS: tl.constexpr, HAS_GAMMA: tl.constexpr, HAS_BETA: tl.constexpr,
     CHANNEL_ALIGN: tl.constexpr,
-    TAPS_IN_FLIGHT: tl.constexpr,
+    MULTIPLIER: tl.constexpr,
 ):
     """y = SiLU(batch_norm(conv2d(x, w, groups=C_OUT / C_OUT_PER_GROUP) + bias)) without a matrix product: one
     BLOCK_M x BLOCK_C tile (output pixels x output channels, across groups) per program, summed in float32 FMAs.
@@ -283,9 +283,12 @@ def conv2d_bn_silu_direct_kernel(
 
     CHANNEL_ALIGN > 1: the launcher found C_OUT and x's and y's pixel strides multiples of it (72 or 120 channels:
     multiples of 8, not of the 16 Triton's specialization sees), as the implicit GEMM's X_ALIGN and Y_ALIGN.
+    MULTIPLIER > 1 (2, 4 or 8): depthwise with that channel multiplier (`ops.conv.direct_multiplier`).
 
-    TAPS_IN_FLIGHT: the tap loop unrolled by this much, so that many taps' loads are issued before the first
-    multiply-add waits on one (the loop has no tensor-core dot, so Triton's pipeliner does not touch it).
+    The kernel is bound by instructions issued, not by memory (Nsight Compute, call FFFFFFFF: the SMs 78% busy
+    issuing, DRAM 19%), so its loop is written for few instructions per multiply-add: the filter's rows in a
+    loop, each row's taps unrolled (their loads go out together), and the pixels' image, row and column found
+    once, by multiplication (`divide_by_constant`).
     """
     M = BATCH * OH * OW
     C_OUT = known_multiple(C_OUT, CHANNEL_ALIGN)
@@ -302,7 +305,7 @@ def conv2d_bn_silu_direct_kernel(
 
     if OFFSETS_64:
         image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W)
-    else:
+    else:  # the same, with two multiplications where output_windows divides by run-time values three times
         rows = divide_by_constant(pixels, OW_MAGIC, OW_SHIFT)  # pixels // OW
         image = divide_by_constant(rows, OH_MAGIC, OH_SHIFT)  # rows // OH
         oh = rows - image * OH
@@ -310,24 +313,46 @@ def conv2d_bn_silu_direct_kernel(
         window_h = oh * STRIDE_H - PAD_H
         window_w = ow * STRIDE_W - PAD_W
     x_windows = image * stride_xn + window_h * stride_xh + window_w * stride_xw  # each window's first tap
+    # Each output channel's first input channel. Depthwise with channels-last x (stride_xc == 1), adjacent output
+    # channels read adjacent input channels: each pixel's loads are one contiguous run of channels, which
+    # coalesces and vectorizes.
     x_first_channels = (channels // C_OUT_PER_GROUP) * C_IN_PER_GROUP
-    w_channels = channels * stride_wo
+    w_channels = channels * stride_wo  # offsets, not addresses: 32-bit registers (64 with OFFSETS_64)
+    if MULTIPLIER > 1:
+        # Depthwise with a channel multiplier: output channel c reads input channel c // MULTIPLIER, so the
+        # tile's input channels are one run of BLOCK_C / MULTIPLIER, loaded once per tap and repeated.
+        in_channels = tl.program_id(1) * (BLOCK_C // MULTIPLIER) + tl.arange(0, BLOCK_C // MULTIPLIER)
+        in_ok = in_channels < known_multiple(C_OUT // MULTIPLIER, CHANNEL_ALIGN)
+        in_columns = in_channels * stride_xc
 
     acc = tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32)
+    # The filter's rows in a loop, and a row's taps unrolled: the row's bounds test and offset are computed once
+    # for its taps, and their loads go out together. Unrolled whole, a 5x5 filter's 25 tiles of loads spill.
     for r in range(KH):
         ih = window_h + r * DIL_H
         row_ok = pixel_ok & (ih >= 0) & (ih < H)
         x_row = x_windows + r * DIL_H * stride_xh
         for s in tl.static_range(KW):
             iw = window_w + s * DIL_W
-            x_ok = (row_ok & (iw >= 0) & (iw < W))[:, None] & channel_ok[None, :]
+            # Taps in the padding read 0 (the mask), which adds nothing, as zero padding means.
+            inside = row_ok & (iw >= 0) & (iw < W)
             x_tap = x_ptr + (x_row + s * DIL_W * stride_xw)
             w_tap = w_channels + r * stride_wh + s * stride_ww
-            for j in range(C_IN_PER_GROUP):
-                x_columns = (x_first_channels + j) * stride_xc
-                a = tl.load(x_tap[:, None] + x_columns[None, :], mask=x_ok, other=0.0).to(tl.float32)
-                b = tl.load(w_ptr + (w_tap + j * stride_wc), mask=channel_ok, other=0.0).to(tl.float32)
+            if MULTIPLIER > 1:
+                a = tl.load(x_tap[:, None] + in_columns[None, :], mask=inside[:, None] & in_ok[None, :], other=0.0)
+                a = tl.reshape(tl.broadcast_to(a[:, :, None], (BLOCK_M, BLOCK_C // MULTIPLIER, MULTIPLIER)),
+                               (BLOCK_M, BLOCK_C)).to(tl.float32)
+                b = tl.load(w_ptr + w_tap, mask=channel_ok, other=0.0).to(tl.float32)
                 acc += a * b[None, :]
+            else:
+                x_ok = inside[:, None] & channel_ok[None, :]
+                for j in range(C_IN_PER_GROUP):
+                    # Each 2-D address formed inside the loop: hoisted out of it, a tile of 64-bit addresses per
+                    # tap would stay live in registers.
+                    x_columns = (x_first_channels + j) * stride_xc
+                    a = tl.load(x_tap[:, None] + x_columns[None, :], mask=x_ok, other=0.0).to(tl.float32)
+                    b = tl.load(w_ptr + (w_tap + j * stride_wc), mask=channel_ok, other=0.0).to(tl.float32)
+                    acc += a * b[None, :]  # float32 multiply-adds, which the compiler fuses into FMAs
 
     batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, EPS,
                           y_ptr, image, oh, ow, pixel_ok, stride_yn, stride_yc, stride_yh, stride_yw,

@@ -101,16 +101,17 @@ SPLIT_K_MAX_WAVES = 4
 SPLIT_K_LIMIT = 64  # an explicit ConvConfig's most slices (more only multiply partials and counters)
 
 
-def direct_tile(pixels: int, channels: int, num_warps: int, taps_in_flight: int = 1) -> Config:
-    """A direct-kernel tile as a Config: block_m output pixels x block_n output channels, and num_stages the taps
-    whose loads are issued together (the kernel's TAPS_IN_FLIGHT: its tap loop unrolled so far). block_k (16,
-    the smallest a Config may have) and group_m are not used."""
-    return Config(pixels, channels, 16, group_m=1, num_warps=num_warps, num_stages=taps_in_flight)
+def direct_tile(pixels: int, channels: int, num_warps: int) -> Config:
+    """A direct-kernel tile as a Config: block_m output pixels x block_n output channels. block_k (16, the
+    smallest a Config may have), group_m and num_stages are not used: the kernel has no pipelined loop."""
+    return Config(pixels, channels, 16, group_m=1, num_warps=num_warps, num_stages=1)
 
 
 # The direct kernel's tiles tried on the GPU (pruned by the problem's size), 16 or 32 float32 sums per thread:
 # square, tall for few channels, wide for many. 16x64 on 2 warps was the fastest on a depthwise 3x3 layer in
-# the H200 probe (results/h200-grouped-conv-probe.log: 66.1 us against 70.8 for the tuned 256x16).
+# the H200 probe (results/h200-grouped-conv-probe.log: 66.1 us against 70.8 for the tuned 256x16); since the
+# loop over filter rows, tiles of 16 or 32 channels won where those divide the channels (144, 72; call GGGGGGGG),
+# so two of them on 2 warps join.
 DIRECT_CANDIDATES: tuple[Config, ...] = (
     direct_tile(16, 64, 2),
     direct_tile(64, 64, 4),
@@ -120,6 +121,8 @@ DIRECT_CANDIDATES: tuple[Config, ...] = (
     direct_tile(256, 16, 4),
     direct_tile(128, 64, 8),
     direct_tile(64, 128, 8),
+    direct_tile(128, 16, 2),
+    direct_tile(64, 32, 2),
 )
 # The direct kernel keeps block_m x block_n float32 sums in registers, spread over the program's threads: a
 # config is refused beyond this many per thread (the candidates have 16 or 32), before it would spill.
@@ -551,7 +554,7 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
                 f"grid's second axis ({matmul_op.MAX_GRID_Y}, CUDA's limit)")
         args = (*pointers, g.batch, g.h, g.w, g.c_out, g.oh, g.ow, *strides, g.c_in_per_group, g.c_out_per_group,
                 *division_magic(g.ow), *division_magic(g.oh), g.kh, g.kw, config.block_m, config.block_n, *epilogue,
-                direct_hint(x, y, g), config.num_stages)
+                direct_hint(x, y, g), direct_multiplier(g))
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
         return compiled, grid, args
     # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
@@ -592,13 +595,20 @@ def division_magic(divisor: int) -> tuple[int, int]:
     return (1 << shift) // divisor + 1, shift
 
 
+def direct_multiplier(g: ConvGeometry) -> int:
+    """The direct kernel's MULTIPLIER: depthwise with a channel multiplier of 2, 4 or 8 (which divides every
+    tile's channels, a power of two >= 16), whose input channels the kernel loads as one run and repeats; 1 takes
+    the general code, which gathers each output channel's input channel."""
+    return g.c_out_per_group if g.c_in_per_group == 1 and g.c_out_per_group in (2, 4, 8) else 1
+
+
 def direct_hint(x, y, g: ConvGeometry) -> int:
-    """The direct kernel's CHANNEL_ALIGN: `channel_run_multiple` of C_OUT in x and y together, depthwise only:
-    there a tile's adjacent output channels read adjacent input channels, one run per pixel; with a channel
-    multiplier or several channels per group they do not."""
-    if g.c_in_per_group != 1 or g.c_out_per_group != 1:
+    """The direct kernel's CHANNEL_ALIGN: `channel_run_multiple` of C_in (which divides C_out) in x and y
+    together, depthwise only (with a channel multiplier, `direct_multiplier`'s): there a tile's input channels
+    are one run per pixel; with other multipliers or several channels per group they are not."""
+    if g.c_in_per_group != 1 or (g.c_out_per_group != 1 and direct_multiplier(g) == 1):
         return 1
-    return channel_run_multiple(g.c_out, x, y)
+    return channel_run_multiple(g.c_in, x, y)
 
 
 def channel_run_multiple(channels: int, *tensors: torch.Tensor) -> int:
@@ -726,11 +736,12 @@ _TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "f
 
 def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None = None,
                       config: str | Config | None = None, kernel_size: int = 3, groups: int = 1,
-                      channels: int = 64):
+                      channels: int = 64, out_channels: int | None = None):
     """(kernel, signature, constexprs, attrs, config) for `triton.compiler.ASTSource`, as a launch on channels-last
-    x, weight and output (`channels` in and out, 56x56 images) would specialize it: integers equal to 1 are
-    constants (the channel strides; a depthwise weight's column stride and channels per group), pointers, strides
-    and channel counts that are multiples of 16 are known to be, and `vector_hints`/`output_hint` tell the rest.
+    x, weight and output (`channels` in, `out_channels` out: as many unless given; 56x56 images) would specialize
+    it: integers equal to 1 are constants (the channel strides; a depthwise weight's column stride and channels
+    per group), pointers, strides and channel counts that are multiples of 16 are known to be, and
+    `vector_hints`/`output_hint` tell the rest.
 
     `groups` (a divisor of `channels`) picks the kernel as a launch does: as many as the channels (depthwise) the
     direct kernel, else the implicit GEMM (over bundles of groups where they have under 16 input channels)."""
@@ -744,7 +755,11 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         raise contracts.ContractError(f"channels must be a positive integer; got {channels!r}")
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1 or channels % groups:
         raise contracts.ContractError(f"groups must divide the {channels} channels inspected; got {groups!r}")
-    geometry = ConvGeometry(32, channels, 56, 56, channels, kernel_size, kernel_size, (1, 1),
+    out_channels = channels if out_channels is None else out_channels
+    if isinstance(out_channels, bool) or not isinstance(out_channels, int) or out_channels < 1 or out_channels % groups:
+        raise contracts.ContractError(f"out_channels must be a positive multiple of the {groups} groups; "
+                                      f"got {out_channels!r}")
+    geometry = ConvGeometry(32, channels, 56, 56, out_channels, kernel_size, kernel_size, (1, 1),
                             (kernel_size // 2,) * 2, (1, 1), groups)
     found = candidates(geometry, torch.finfo(dtype).bits // 8)
     if isinstance(config, str):  # a name, or a candidate's label
@@ -755,12 +770,13 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
         config = known[config]
     config = config or found[0]
 
-    images = torch.empty((32, channels, 56, 56), device="meta").to(memory_format=torch.channels_last)  # x and y
-    weight = torch.empty((channels, geometry.c_in_per_group, kernel_size, kernel_size), device="meta")
+    images = torch.empty((32, channels, 56, 56), device="meta").to(memory_format=torch.channels_last)  # x
+    outputs = torch.empty((32, out_channels, 56, 56), device="meta").to(memory_format=torch.channels_last)
+    weight = torch.empty((out_channels, geometry.c_in_per_group, kernel_size, kernel_size), device="meta")
     weight = weight.to(memory_format=torch.channels_last)
     integers = dict(zip(("stride_xn", "stride_xc", "stride_xh", "stride_xw", "stride_wo", "stride_wc", "stride_wh",
                          "stride_ww", "stride_yn", "stride_yc", "stride_yh", "stride_yw"),
-                        (*images.stride(), *weight.stride(), *images.stride()), strict=True))
+                        (*images.stride(), *weight.stride(), *outputs.stride()), strict=True))
     constexprs = {"KH": kernel_size, "KW": kernel_size, "BLOCK_M": config.block_m, "OFFSETS_64": False, "SILU": True,
                   "HAS_BIAS": True, "HAS_GAMMA": True, "HAS_BETA": True}
     if uses_direct_kernel(geometry):
@@ -769,8 +785,8 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
                         C_OUT_PER_GROUP=geometry.c_out_per_group,
                         **dict(zip(("OW_MAGIC", "OW_SHIFT", "OH_MAGIC", "OH_SHIFT"),
                                    (*division_magic(geometry.ow), *division_magic(geometry.oh)), strict=True)))
-        constexprs.update(BLOCK_C=config.block_n, CHANNEL_ALIGN=direct_hint(images, images, geometry),
-                          TAPS_IN_FLIGHT=config.num_stages)
+        constexprs.update(BLOCK_C=config.block_n, CHANNEL_ALIGN=direct_hint(images, outputs, geometry),
+                          MULTIPLIER=direct_multiplier(geometry))
     else:
         kernel = conv2d_bn_silu_kernel
         integers.update(C_IN=geometry.bundle_c_in, C_OUT=geometry.bundle_c_out, GROUPS=groups // geometry.bundle,
@@ -779,7 +795,7 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
                           INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1,
                           SPLIT_K=split_k_of(config))
         constexprs.update(zip(("X_ALIGN", "W_ALIGN"), vector_hints(images, weight, geometry), strict=True),
-                          Y_ALIGN=output_hint(images, geometry))
+                          Y_ALIGN=output_hint(outputs, geometry))
 
     pointer = "*" + _TRITON_TYPE[dtype]
     signature = {"x_ptr": pointer, "w_ptr": pointer, **{f"{name}_ptr": "*fp32" for name in PER_CHANNEL},
