@@ -32,11 +32,13 @@ DEFAULT_SHAPES = (
 # Small enough for Triton's interpreter: ragged pixels and channels, a stride, a 1x1 and a 3x3.
 CHECK_SHAPES = ((2, 5, 9, 11, 7, 3, 1), (1, 16, 8, 8, 33, 1, 1), (2, 3, 10, 9, 12, 3, 2))
 
-# batch C_in H W C_out kernel stride groups. Not yet measured on the H200.
+# batch C_in H W C_out kernel stride groups (results/h200-conv2d_bn_silu-grouped-*.json)
 GROUPED_DEFAULT_SHAPES = (
     # EfficientNet-B0 / MobileNetV2 depthwise layers at batch 32, 224x224 images (C_in = C_out = groups)
     (32, 96, 112, 112, 96, 3, 2, 96), (32, 144, 56, 56, 144, 3, 1, 144), (32, 240, 28, 28, 240, 5, 1, 240),
     (32, 480, 14, 14, 480, 3, 1, 480), (32, 672, 14, 14, 672, 5, 1, 672), (32, 1152, 7, 7, 1152, 5, 1, 1152),
+    # MobileNetV3-Large's of 72 and 120 channels (multiples of 8, not of 16: `ops.conv.direct_hint`)
+    (32, 72, 56, 56, 72, 3, 1, 72), (32, 120, 28, 28, 120, 5, 1, 120),
     # depthwise with a channel multiplier of 2
     (32, 64, 56, 56, 128, 3, 1, 64),
     # ResNeXt-50 32x4d's grouped 3x3 convolutions: 4 and 8 channels per group (bundles of groups per tile)
