@@ -4,7 +4,8 @@ The convolution gathers one input pixel per row of A, so its operands reach shar
 async copies (cp.async), not TMA; the tensor cores are Hopper's wgmma on sm_90 and mma.sync on sm_80. With
 --groups, a grouped convolution: under 16 input channels per group the direct kernel (float32 FMAs, no tensor
 cores), else the implicit GEMM per group. With --channels, images of that many channels instead of 64: 24 (a
-multiple of 8, not of 16) shows the kernel's vector hints at work, 33 what is left without them.
+multiple of 8, not of 16) shows the kernel's vector hints at work, 33 what is left without them. With
+--out-channels, that many channels out: depthwise 64 -> 128 is the direct kernel's channel multiplier of 2.
 """
 
 import json
@@ -30,7 +31,7 @@ def test_conv_on_sm90_runs_wgmma_fed_by_cp_async(tmp_path):
     assert found["kernel"] == "conv2d_bn_silu_kernel" and found["op"] == "conv2d_bn_silu"
     assert (found["path"], found["dtype"], found["precision"]) == ("implicit-gemm", "float16", "tf32")
     assert found["accumulate"] is None and not found["batched"] and found["row_classes"] == 1
-    assert (found["groups"], found["channels"]) == (1, 64)
+    assert (found["groups"], found["channels"], found["out_channels"]) == (1, 64, 64)
     ptx = found["census"]["ptx"]
     assert ptx["wgmma"] > 0 and ptx["mma.sync"] == 0 and found["census"]["tensor_cores"]
     assert ptx["cp.async"] > 0 and ptx["cp.async.bulk.tensor"] == 0  # gathered rows: no TMA
@@ -75,10 +76,17 @@ def test_conv_table_names_the_implicit_gemm(tmp_path):
     assert "B stored" not in done.stdout
 
 
-def test_depthwise_is_the_direct_kernel_on_fmas(tmp_path):
-    found = inspect(tmp_path, "--groups", "64")
+@pytest.fixture(scope="module")
+def depthwise(tmp_path_factory) -> dict:
+    """--groups 64 on the default 64 channels, compiled once for the tests that read it."""
+    return inspect(tmp_path_factory.mktemp("depthwise"), "--groups", "64")
+
+
+def test_depthwise_is_the_direct_kernel_on_fmas(depthwise):
+    found = depthwise
     assert found["kernel"] == "conv2d_bn_silu_direct_kernel"
     assert (found["path"], found["groups"], found["dtype"]) == ("direct", 64, "float16")
+    assert (found["channels"], found["out_channels"]) == (64, 64)
     census = found["census"]
     assert not census["tensor_cores"] and census["ptx"]["fma.f32"] > 0 and census["ptx"]["cp.async"] == 0
     assert census["global_load_bits"].get("128", 0) > 0  # x's channels, 8 fp16 to a load
@@ -135,11 +143,43 @@ def test_33_channels_load_x_one_element_at_a_time(tmp_path):
     assert census["global_load_bits"].get("16", 0) > 0
 
 
+def test_a_channel_multiplier_loads_x_in_16_byte_vectors(tmp_path, depthwise):
+    """Depthwise 64 -> 128 channels (MULTIPLIER 2, `tilelab.ops.conv.direct_multiplier`): a tile's 64 output
+    channels read 32 input channels as one run, in 16-byte ld.global.v4 loads repeated in registers, where the
+    general code would gather each output channel's input element by element (no vector load; 51 16-bit loads at
+    the time of writing). So half the 128-bit loads of 64 -> 64 (32 input channels a tile, not 64) and no more
+    16-bit ones (the weight's and batch norm's). Run without --output (in tmp_path) for the default directory's
+    label; the table's title names both channel counts."""
+    environment = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "200"}
+    environment.pop("TRITON_INTERPRET", None)  # compiling needs the real JIT functions
+    done = subprocess.run([sys.executable, "-m", "tilelab.inspect", "--op", "conv2d_bn_silu", "--groups", "64",
+                           "--channels", "64", "--out-channels", "128", "--target", "sm_90"], capture_output=True,
+                          text=True, env=environment, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "a 3x3 filter on 64 channels in, 128 out in 64 groups, direct" in done.stdout
+    directory = tmp_path / "results/local/inspect/conv2d_bn_silu-direct-float16-outchannels128-groups64-sm_90"
+    found = json.loads((directory / "census.json").read_text())
+    assert (found["kernel"], found["path"], found["groups"], found["channels"], found["out_channels"]) == (
+        "conv2d_bn_silu_direct_kernel", "direct", 64, 64, 128)
+    loads = found["census"]["global_load_bits"]
+    ptx = (directory / "conv2d_bn_silu_direct_kernel.ptx").read_text()
+    assert loads.get("128", 0) > 0 and "ld.global.v4.b32" in ptx
+    plain = depthwise["census"]["global_load_bits"]
+    assert loads["128"] == plain["128"] // 2
+    assert loads.get("16", 0) <= plain.get("16", 0)  # x is not gathered
+    assert not found["census"]["tensor_cores"] and found["census"]["ptx"]["fma.f32"] > 0
+
+
 @pytest.mark.parametrize("args,says", [
     (("--op", "conv2d_bn_silu", "--channels", "0"), "--channels must be a positive integer"),
     (("--op", "matmul", "--channels", "24"), "--channels applies to --op conv2d_bn_silu only, not --op matmul"),
     (("--op", "conv2d_bn_silu", "--groups", "5", "--channels", "24"),
      "--groups must divide the 24 channels conv2d_bn_silu is inspected with (--channels); got 5"),
+    (("--op", "conv2d_bn_silu", "--out-channels", "0"), "--out-channels must be a positive integer"),
+    (("--op", "matmul", "--out-channels", "128"),
+     "--out-channels applies to --op conv2d_bn_silu only, not --op matmul"),
+    (("--op", "conv2d_bn_silu", "--groups", "64", "--out-channels", "96"),
+     "--out-channels must be a multiple of the 64 groups (conv2d_bn_silu's channels out, as many per group); got 96"),
 ])
 def test_inspect_refuses_bad_channels(tmp_path, args, says):
     done = run_tool("tilelab.inspect", *args, "--output", str(tmp_path), interpret=False)
@@ -185,6 +225,9 @@ def test_resolve_defaults_for_conv():
     ({"channels": -8}, "--channels must be a positive integer"),
     ({"op": "scaled_matmul", "channels": 24}, "--channels applies to --op conv2d_bn_silu only"),
     ({"groups": 16, "channels": 24}, "--groups must divide the 24 channels"),
+    ({"out_channels": -8}, "--out-channels must be a positive integer"),
+    ({"op": "scaled_matmul", "out_channels": 128}, "--out-channels applies to --op conv2d_bn_silu only"),
+    ({"groups": 8, "out_channels": 100}, "--out-channels must be a multiple of the 8 groups"),
 ])
 def test_groups_refused_before_compiling(kwargs, says):
     """Refused as kernel-inspect's bad arguments (ValueError: exit code 2), before anything compiles."""

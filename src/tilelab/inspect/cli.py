@@ -14,6 +14,7 @@
     kernel-inspect --op conv2d_bn_silu --target sm_90                # conv + batch norm + SiLU (implicit GEMM)
     kernel-inspect --op conv2d_bn_silu --groups 64                   # depthwise: the direct kernel (FMAs)
     kernel-inspect --op conv2d_bn_silu --channels 24                 # vector hints: x in 16-byte cp.async
+    kernel-inspect --op conv2d_bn_silu --groups 64 --out-channels 128  # channel multiplier 2: x in 16-byte loads
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
@@ -90,10 +91,15 @@ def parser() -> argparse.ArgumentParser:
                         "channels, 8 to 32 groups (2 to 8 channels each) share implicit-GEMM tiles with "
                         "block-diagonal weight blocks")
     p.add_argument("--channels", type=int, default=64,
-                   help="conv2d_bn_silu only: the channels in and out of the inspected images (default "
-                        "%(default)s). Counts that are multiples of 8 but not of 16 show the kernel's vector hints "
-                        "(X_ALIGN, W_ALIGN, Y_ALIGN), which Triton's multiple-of-16 specialization misses: 24 loads "
-                        "x in 16-byte cp.async copies, 33 one element at a time")
+                   help="conv2d_bn_silu only: the channels in (and out, unless --out-channels) of the inspected "
+                        "images (default %(default)s). Counts that are multiples of 8 but not of 16 show the "
+                        "kernel's vector hints (X_ALIGN, W_ALIGN, Y_ALIGN), which Triton's multiple-of-16 "
+                        "specialization misses: 24 loads x in 16-byte cp.async copies, 33 one element at a time")
+    p.add_argument("--out-channels", type=int,
+                   help="conv2d_bn_silu only: the channels out of the inspected layer (default: --channels), a "
+                        "multiple of --groups. Depthwise with 2, 4 or 8 times the channels out is the direct "
+                        "kernel's channel multiplier (MULTIPLIER): --groups 64 --out-channels 128 loads x in "
+                        "16-byte vectors, repeated in registers, instead of gathering each output channel's input")
     p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")
@@ -117,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         result = compiler.inspect_kernel(args.op, args.path, args.dtype, args.precision, args.config, args.target,
                                          args.accumulate, args.b_layout, args.batch, args.row_classes or 1,
                                          bias=args.bias, activation=args.activation, groups=args.groups,
-                                         channels=args.channels)
+                                         channels=args.channels, out_channels=args.out_channels)
     except (ValueError, KeyError) as exc:
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -131,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     label += f"-rowclasses{result.row_classes}" if result.row_classes > 1 else ""
     label += f"-epilogue-{result.epilogue}" if result.epilogue else ""
     label += f"-channels{result.channels}" if result.channels != compiler.CONV_CHANNELS else ""
+    label += f"-outchannels{result.out_channels}" if result.out_channels != result.channels else ""
     label += f"-groups{result.groups}" if result.groups > 1 else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     written = compiler.save(result, directory)
@@ -146,7 +153,10 @@ def _conv_title(result) -> str:
     from tilelab.inspect.compile import CONV_CHANNELS, CONV_DIRECT_PATH, CONV_KERNEL_SIZE
 
     kernel = f"a {CONV_KERNEL_SIZE}x{CONV_KERNEL_SIZE} filter"
-    kernel += f" on {result.channels} channels" if result.channels != CONV_CHANNELS else ""
+    if result.out_channels != result.channels:
+        kernel += f" on {result.channels} channels in, {result.out_channels} out"
+    elif result.channels != CONV_CHANNELS:
+        kernel += f" on {result.channels} channels"
     groups = f" in {result.groups} groups" if result.groups > 1 else ""
     if result.path == CONV_DIRECT_PATH:
         return f", {kernel}{groups}, direct (float32 FMAs, no dot; x, weight, y channels-last)"

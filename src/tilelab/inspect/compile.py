@@ -28,7 +28,8 @@ class Inspection:
     row_classes: int = 1  # descriptor/persistent: A's rows read in classes (`tilelab.ops.matmul.row_classes`)
     epilogue: str | None = None  # matmul: tilelab.linear's fused epilogue, e.g. "bias-gelu", "silu"
     groups: int = 1  # conv2d_bn_silu: the convolution's groups (of the channels inspected)
-    channels: int = 64  # conv2d_bn_silu: the inspected channels, in and out
+    channels: int = 64  # conv2d_bn_silu: the inspected channels, in (and out, unless out_channels says otherwise)
+    out_channels: int = 64  # conv2d_bn_silu: the inspected output channels (`--out-channels`, default `channels`)
 
 
 OPS = ("matmul", "scaled_matmul", "conv2d_bn_silu")
@@ -37,7 +38,7 @@ CONV_DTYPES = MATMUL_DTYPES  # conv2d_bn_silu's input dtypes (`tilelab.ops.conv.
 CONV_PATH = "implicit-gemm"  # conv2d_bn_silu's kernel for dense convolutions: the convolution as an implicit GEMM
 CONV_DIRECT_PATH = "direct"  # conv2d_bn_silu's kernel for groups under 16 input channels (`--groups`): FMAs, no dot
 CONV_KERNEL_SIZE = 3  # conv2d_bn_silu is inspected with a 3x3 filter on channels-last 56x56 images
-CONV_CHANNELS = 64  # ... of this many channels in and out, unless `--channels` says otherwise
+CONV_CHANNELS = 64  # ... of this many channels in and out, unless `--channels` (`--out-channels`) says otherwise
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
 # the kernels with tilelab.linear's fused epilogue
@@ -131,7 +132,7 @@ def _resolve_conv(path: str | None, dtype: str | None, precision: str | None, ac
 def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
                   accumulate: str | None = None, b_layout: str = "kn", batched: bool = False, row_classes: int = 1,
                   bias: bool = False, activation: str | None = None, groups: int = 1, *,
-                  channels: int = CONV_CHANNELS):
+                  channels: int = CONV_CHANNELS, out_channels: int | None = None):
     """(jit function, signature, constexprs, attrs, config) from the library, for ASTSource."""
     import torch
 
@@ -145,7 +146,7 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
         from tilelab.ops import conv as conv_op
 
         return conv_op.inspection_source(torch_dtype, precision, config, kernel_size=CONV_KERNEL_SIZE, groups=groups,
-                                         channels=channels)
+                                         channels=channels, out_channels=out_channels)
     b_k_major = b_layout == "nk"
     if path in hopper.MATMUL_PATHS:
         return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major,
@@ -163,7 +164,7 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
                    precision: str | None = None, config: str | None = None, target: str = "sm_90",
                    accumulate: str | None = None, b_layout: str | None = None, batched: bool = False,
                    row_classes: int = 1, *, bias: bool = False, activation: str | None = None,
-                   groups: int = 1, channels: int = CONV_CHANNELS) -> Inspection:
+                   groups: int = 1, channels: int = CONV_CHANNELS, out_channels: int | None = None) -> Inspection:
     """Compile for `target`; path and dtype default per op (matmul: descriptor, float16; scaled_matmul: fp8;
     conv2d_bn_silu: implicit-gemm, float16).
 
@@ -176,6 +177,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     cannot share a tile (depthwise, an odd group count) the direct kernel, as a launch would take it.
     channels: conv2d_bn_silu's channels in and out (default 64); counts that are multiples of 8 but not of 16
     (24, 40) show the kernel's vector hints (`tilelab.ops.conv.vector_hints`, `output_hint`).
+    out_channels: conv2d_bn_silu's channels out (default: `channels`), a positive multiple of the groups; depthwise
+    with twice, 4 or 8 times the channels out is the direct kernel's channel multiplier (`direct_multiplier`).
     """
     import triton
 
@@ -190,9 +193,9 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
                          f"--op {op} --path {path}")
     if dtype != "float32" and precision is not None:
         raise ValueError("--precision applies to --dtype float32 only")
-    _check_channels(op, channels)
+    out_channels = _check_channels(op, channels, out_channels)
     if groups != 1:
-        path = _conv_groups_path(op, groups, requested_path, channels)
+        path = _conv_groups_path(op, groups, requested_path, channels, out_channels)
     if (bias or activation) and (op != "matmul" or path not in EPILOGUE_PATHS):
         raise ValueError(f"--bias and --activation are tilelab.linear's fused epilogue, in matmul's "
                          f"{', '.join(EPILOGUE_PATHS)} kernels; not --op {op} --path {path}")
@@ -204,7 +207,8 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
     else:
         kernel, signature, constexprs, attrs, chosen = kernel_source(op, path, dtype, precision, config,
                                                                      accumulate, b_layout, batched, row_classes,
-                                                                     bias, activation, groups, channels=channels)
+                                                                     bias, activation, groups, channels=channels,
+                                                                     out_channels=out_channels)
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
         compiled = triton.compile(source, target=gpu_target,
                                   options={"num_warps": chosen.num_warps, "num_stages": chosen.num_stages})
@@ -223,22 +227,32 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         config=chosen.as_dict(), target=targets.label(gpu_target), stages=stages, metadata=metadata, census={},
         accumulate=accumulate, b_layout=b_layout, batched=batched, row_classes=row_classes,
         epilogue="-".join(part for part in ("bias" if bias else "", activation or "") if part) or None,
-        groups=groups, channels=channels,
+        groups=groups, channels=channels, out_channels=out_channels,
     )
     result.census = take_census(stages, compiled, target == "native")
     return result
 
 
-def _check_channels(op: str, channels: int) -> None:
-    """--channels: a positive count of conv2d_bn_silu's channels; the other ops have no channels to count."""
+def _check_channels(op: str, channels: int, out_channels: int | None = None) -> int:
+    """--channels and --out-channels: positive counts of conv2d_bn_silu's channels; the other ops have no channels
+    to count. Returns the channels out (`channels` unless `out_channels` is given)."""
     if channels != CONV_CHANNELS and op != "conv2d_bn_silu":
         raise ValueError(f"--channels applies to --op conv2d_bn_silu only, not --op {op}")
+    if out_channels is not None and op != "conv2d_bn_silu":
+        raise ValueError(f"--out-channels applies to --op conv2d_bn_silu only, not --op {op}")
     if isinstance(channels, bool) or not isinstance(channels, int) or channels < 1:
         raise ValueError(f"--channels must be a positive integer (conv2d_bn_silu's channels in and out); "
                          f"got {channels!r}")
+    if out_channels is None:
+        return channels
+    if isinstance(out_channels, bool) or not isinstance(out_channels, int) or out_channels < 1:
+        raise ValueError(f"--out-channels must be a positive integer (conv2d_bn_silu's channels out); "
+                         f"got {out_channels!r}")
+    return out_channels
 
 
-def _conv_groups_path(op: str, groups: int, requested_path: str | None, channels: int = CONV_CHANNELS) -> str:
+def _conv_groups_path(op: str, groups: int, requested_path: str | None, channels: int = CONV_CHANNELS,
+                      out_channels: int | None = None) -> str:
     """The kernel a grouped conv2d_bn_silu of the inspected channels takes (`tilelab.ops.conv.kernel_path`)."""
     from tilelab.ops import conv as conv_op
 
@@ -247,7 +261,11 @@ def _conv_groups_path(op: str, groups: int, requested_path: str | None, channels
     if groups < 1 or channels % groups:
         raise ValueError(f"--groups must divide the {channels} channels conv2d_bn_silu is inspected with "
                          f"(--channels); got {groups}")
-    geometry = conv_op.ConvGeometry(32, channels, 56, 56, channels, CONV_KERNEL_SIZE, CONV_KERNEL_SIZE, (1, 1),
+    out_channels = channels if out_channels is None else out_channels
+    if out_channels % groups:
+        raise ValueError(f"--out-channels must be a multiple of the {groups} groups (conv2d_bn_silu's channels out, "
+                         f"as many per group); got {out_channels}")
+    geometry = conv_op.ConvGeometry(32, channels, 56, 56, out_channels, CONV_KERNEL_SIZE, CONV_KERNEL_SIZE, (1, 1),
                                     (1, 1), (1, 1), groups)
     path = CONV_DIRECT_PATH if conv_op.uses_direct_kernel(geometry) else CONV_PATH
     if requested_path not in (None, path):
@@ -343,7 +361,7 @@ def as_json(result: Inspection) -> dict:
         "kernel": result.kernel, "op": result.op, "path": result.path, "dtype": result.dtype,
         "precision": result.precision, "accumulate": result.accumulate, "b_layout": result.b_layout,
         "batched": result.batched, "row_classes": result.row_classes, "epilogue": result.epilogue,
-        "groups": result.groups, "channels": result.channels,
+        "groups": result.groups, "channels": result.channels, "out_channels": result.out_channels,
         "config": result.config,
         "target": result.target,
         "metadata": result.metadata, "census": result.census, "stages": sorted(result.stages),
