@@ -36,6 +36,25 @@ REGNET = (168, 7)
 HINTS_PROBE = "results/h200-conv-vector-hints-probe-2.log"
 # kernel-bench --op conv2d_bn_silu on the H200, fp16, all ten layers from the shipped table (twenty-fifth session).
 DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session25.json"
+# The direct kernel, kernel-bench's shapes (batch, C_in, H, W, C_out, kernel, stride, groups): MobileNetV2's
+# depthwise layer of 144 channels, and a depthwise layer with a channel multiplier of 2 (C_out = 2 * C_in).
+DEPTHWISE_LAYER = (32, 144, 56, 56, 144, 3, 1, 144)
+MULTIPLIER_LAYER = (32, 64, 56, 56, 128, 3, 1, 64)
+# Nsight Compute on the direct kernel before the filter rows: the 144-channel layer, a 16x64 tile on 2 warps.
+DIRECT_NCU = "results/h200-ncu-direct-16-64-2-1.log"
+# The direct-kernel probe at main (the tap loop) and with filter rows and division by multiplication.
+ROWS_PROBES = {"before": "results/h200-conv-direct-rows-probe-t0.log",
+               "after": "results/h200-conv-direct-rows-probe-t2.log"}
+# kernel-bench --op conv2d_bn_silu-grouped on the H200, fp16: before the channel multiplier, and the run of record.
+GROUPED_RUNS = {"before": "results/h200-conv2d_bn_silu-grouped-float16-direct-hints.json",
+                "after": "results/h200-conv2d_bn_silu-grouped-float16-session26.json"}
+# Counted in the direct kernel's sm_90 SASS (16x64 tile, 2 warps), not computed here: machine instructions per
+# multiply-add in its loop, with the tap loop and with the filter rows (commit 17eb288).
+SASS_PER_FMA = {"taps": 6.81, "rows": 4.79}
+# The tile Nsight Compute profiled, as the probes label it.
+PROFILED_TILE = "16x64x16-g1-w2-s1"
+# A pixel to push through the kernel's division by multiplication.
+TRACED_PIXEL = 123_456
 
 
 def geometry(sizes: dict, stride: int = 1, pad: int = 1, dil: int = 1):
@@ -161,6 +180,42 @@ def probe_us(path: str, section: str, pattern: str) -> float:
     return float(re.search(pattern, body).group(1))
 
 
+def bench_geometry(shape: tuple):
+    """A kernel-bench grouped shape as the library's ConvGeometry, padded kernel // 2 as kernel-bench pads."""
+    from tilelab.ops.conv import ConvGeometry
+
+    batch, c_in, h, w, c_out, k, stride, groups = shape
+    return ConvGeometry(batch, c_in, h, w, c_out, k, k, (stride, stride), (k // 2, k // 2), (1, 1), groups)
+
+
+def ncu_percent(path: str, metric: str) -> float:
+    """A percent metric from an Nsight Compute log ("    DRAM Throughput     %     19.14")."""
+    text = (ROOT / path).read_text()
+    return float(re.search(rf"(?m)^ +{re.escape(metric)} +% +([\d.]+)$", text).group(1))
+
+
+def probe_tiles(path: str, layer: str) -> dict[str, float]:
+    """A direct-kernel probe's times in the section of `layer` ("== 32x144x56x56x144x3x1x144 (...)"): {label: us},
+    torch's under "torch"."""
+    body = (ROOT / path).read_text().split(f"== {layer} ", 1)[1].split("\n==", 1)[0]
+    return {label: float(us) for label, us in re.findall(r"(?m)^ +(\S+) +([\d.]+) us", body)}
+
+
+def by_multiplication(n: int, divisor: int) -> int:
+    """n // divisor as the direct kernel's divide_by_constant computes it: one multiply and a shift."""
+    from tilelab.ops.conv import division_magic
+
+    magic, shift = division_magic(divisor)
+    return (n * magic) >> shift
+
+
+def pixel_by_multiplication(m: int, oh_size: int, ow_size: int) -> tuple[int, int, int]:
+    """Output pixel m -> (image, oh, ow) as the direct kernel finds them: two divisions by multiplication."""
+    rows = by_multiplication(m, ow_size)  # m // OW
+    image = by_multiplication(rows, oh_size)  # rows // OH
+    return image, rows - image * oh_size, m - rows * ow_size
+
+
 def build() -> Script:
     from tilelab.ops.conv import SEED
 
@@ -276,6 +331,7 @@ def groups_section(s: Script) -> None:
     s.say("Read: groups_per_tile and uses_direct_kernel in src/tilelab/ops/conv.py, BLOCK_DIAGONAL in")
     s.say("conv2d_bn_silu_kernel; measure: kernel-bench --op conv2d_bn_silu-grouped (docs/PERFORMANCE.md).")
     hints_section(s)
+    direct_section(s)
 
 
 def hints_section(s: Script) -> None:
@@ -312,6 +368,104 @@ def hints_section(s: Script) -> None:
     s.ask("on the H200, fp16, best tile: unhinted, x and w hinted, all hinted",
           ", ".join(f"{us} us" for us in times) + f" ({HINTS_PROBE})")
     s.say("See it: kernel-inspect --op conv2d_bn_silu --channels 24 --target sm_90, against --channels 33.")
+
+
+def direct_section(s: Script) -> None:
+    """The direct kernel for depthwise layers: bound by instructions, not bytes, and what cut the instructions."""
+    g = bench_geometry(DEPTHWISE_LAYER)
+    direct_is_issue_bound(s, g)
+    direct_fewer_instructions(s, g)
+    direct_channel_multiplier(s)
+    direct_measured(s)
+    s.say("Read: conv2d_bn_silu_direct_kernel and divide_by_constant in src/tilelab/kernels/conv.py; division_magic,")
+    s.say("direct_multiplier and direct_hint in src/tilelab/ops/conv.py;")
+    s.say("measure: kernel-bench --op conv2d_bn_silu-grouped (docs/PERFORMANCE.md).")
+
+
+def direct_is_issue_bound(s: Script, g) -> None:
+    """Little arithmetic per byte, yet Nsight Compute found the SMs busy and memory idle."""
+    outputs = g.batch * g.c_out * g.oh * g.ow
+    per_output = g.kh * g.kw * g.c_in_per_group
+    moved = (g.batch * g.c_in * g.h * g.w + outputs) * FP16_BYTES  # x read once, y written once
+    s.say(f"\nThe direct kernel: MobileNetV2's depthwise layer, {name(DEPTHWISE_LAYER)} (batch 32, {g.c_in} channels,")
+    s.say(f"{g.h}x{g.w}, 3x3, one channel per group), fp16. Each output value is one channel's filter window.")
+    s.ask("multiply-adds per output value: KH*KW*C_in/G", per_output)
+    s.ask("bytes that must move, x read once and y written once", f"{moved / 1e6:.1f} MB")
+    s.ask("multiply-adds per byte moved", f"{per_output * outputs / moved:g}: little arithmetic per byte")
+    s.say(f"Each input value lies in up to {g.kh * g.kw} windows, read again from cache. So one expects memory to set "
+          "the time.")
+    sm, dram = ncu_percent(DIRECT_NCU, "Compute (SM) Throughput"), ncu_percent(DIRECT_NCU, "DRAM Throughput")
+    s.say("Nsight Compute on the kernel before the changes below, a 16x64 tile on 2 warps")
+    s.say(f"({DIRECT_NCU}):")
+    s.ask("Compute (SM) Throughput and DRAM Throughput, % of peak", f"{sm}% and {dram}%")
+    s.say("The SMs were busy issuing instructions; memory was mostly idle. The kernel's sm_90 SASS had about")
+    s.say(f"{SASS_PER_FMA['taps']:.1f} machine instructions per multiply-add in its loop: index arithmetic, bounds "
+          "tests, masks.")
+    s.say("The fix is fewer instructions, not fewer bytes.")
+
+
+def direct_fewer_instructions(s: Script, g) -> None:
+    """The filter's rows in a loop, and each pixel's image, row and column by multiplication, traced."""
+    from tilelab.ops.conv import division_magic
+
+    s.say("Part one: the filter's rows in a loop, each row's taps unrolled (tl.static_range). A row's bounds test")
+    s.say("(0 <= ih < H) and its offset in x are computed once for its KW taps, and the row's loads go out together.")
+    s.ask("bounds comparisons per pixel in the source: 4 per tap before; 2 per row and 2 per tap now",
+          f"{4 * g.kh * g.kw} before, {2 * g.kh + 2 * g.kh * g.kw} now")
+    s.say(f"In the SASS (16x64 tile, 2 warps): {SASS_PER_FMA['taps']:.1f} -> {SASS_PER_FMA['rows']:.1f} instructions "
+          "per multiply-add in the loop.")
+    s.say("Part two: each output pixel's image, row and column (pixel // (OH*OW), pixel // OW % OH, pixel % OW)")
+    s.say("were three 32-bit divisions by values known only at run time, about twenty instructions each.")
+    s.say("division_magic(d), on the host, finds (magic, shift) with n // d == (n * magic) >> shift for every")
+    s.say("0 <= n < 2**31 (Granlund and Montgomery); the kernel's divide_by_constant does one multiply and a shift.")
+    magic, shift = division_magic(g.ow)
+    s.ask(f"division_magic({g.ow}), OW of this layer: (magic, shift)", (magic, shift))
+    s.ask(f"magic / 2**shift, against 1/{g.ow}",
+          f"{magic / 2**shift:.12f} against {1 / g.ow:.12f}: 1/{g.ow}, rounded up")
+    n = TRACED_PIXEL
+    quotient = by_multiplication(n, g.ow)
+    s.ask(f"({n} * magic) >> shift", f"{quotient}; {n} // {g.ow} = {n // g.ow}: "
+          + ("they agree" if quotient == n // g.ow else "they DIFFER"))
+    s.say("The kernel: rows = pixel // OW, image = rows // OH, both by multiplication; then oh = rows - image*OH and")
+    s.say("ow = pixel - rows*OW, a multiply and a subtraction each.")
+    traced, divided = pixel_by_multiplication(n, g.oh, g.ow), pixel(n, g)
+    s.ask(f"pixel {n} at OH = OW = {g.ow}: image, oh, ow", traced)
+    s.say(f"checked: with // and % (pixel() above) it is {divided}: " + ("the same" if traced == divided else "NOT"))
+
+
+def direct_channel_multiplier(s: Script) -> None:
+    """Depthwise with C_out = 2 * C_in: neighbouring output channels share an input, loaded once and repeated."""
+    from tilelab.ops.conv import direct_multiplier
+
+    m = bench_geometry(MULTIPLIER_LAYER)
+    multiplier = direct_multiplier(m)
+    s.say(f"\nA channel multiplier: {name(MULTIPLIER_LAYER)}, depthwise with C_out = {m.c_out} = "
+          f"{m.c_out_per_group} * C_in.")
+    s.ask("output channels 0 to 7 read input channels (c // (C_out/G))",
+          [c // m.c_out_per_group for c in range(8)])
+    s.say("Adjacent output channels read the same input. The general code gathered each output channel's input,")
+    s.say("one element per load.")
+    s.ask("direct_multiplier(geometry)", multiplier)
+    s.say("With MULTIPLIER > 1 the kernel loads the tile's BLOCK_C / MULTIPLIER input channels as one contiguous")
+    s.say("run and repeats each MULTIPLIER times (tl.broadcast_to, then tl.reshape).")
+    s.ask("a 64-channel-wide tile: input channels one load covers", 64 // multiplier)
+
+
+def direct_measured(s: Script) -> None:
+    """Before and after on the H200, read from the probe logs and the kernel-bench runs of record."""
+    s.say("\nMeasured on the H200, fp16, before -> after.")
+    tiles = {when: probe_tiles(path, name(DEPTHWISE_LAYER)) for when, path in ROWS_PROBES.items()}
+    best = {when: min(us for label, us in times.items() if label != "torch") for when, times in tiles.items()}
+    s.say(f"Filter rows and division by multiplication, the direct probe's {name(DEPTHWISE_LAYER)}:")
+    s.say(f"  best tile tried {best['before']} -> {best['after']} us; the profiled 16x64 on 2 warps "
+          f"{tiles['before'][PROFILED_TILE]} -> {tiles['after'][PROFILED_TILE]} (torch {tiles['after']['torch']})")
+    s.say(f"  ({ROWS_PROBES['before']}, then {ROWS_PROBES['after']})")
+    before, after = (bench_cases(path)[MULTIPLIER_LAYER] for path in GROUPED_RUNS.values())
+    s.say(f"The channel multiplier, kernel-bench's {name(MULTIPLIER_LAYER)}:")
+    s.say(f"  {before['us']['tilelab']:.1f} -> {after['us']['tilelab']:.1f} us (torch {after['us']['torch']:.1f}: "
+          f"cuDNN is slow on this layer, so the {after['speedup']:.0f}x ratio says more about torch than about us)")
+    s.say(f"  ({GROUPED_RUNS['before']},")
+    s.say(f"  then {GROUPED_RUNS['after']})")
 
 
 def split_k_section(s: Script) -> None:

@@ -389,6 +389,98 @@ def test_conv_walkthrough_vector_hints_come_from_the_library_and_the_probe():
         assert name in text, name
 
 
+def test_conv_walkthrough_calls_the_direct_section():
+    text = _text(conv.build())
+    assert "The fix is fewer instructions, not fewer bytes." in text
+    # After the groups and their vector hints, before split-K.
+    assert text.index("Vector hints:") < text.index("The direct kernel: MobileNetV2's") < text.index("Split-K:")
+    # Every function it sends the reader to exists where it says.
+    from tilelab.kernels import conv as conv_kernels
+    from tilelab.ops import conv as conv_op
+
+    assert "conv2d_bn_silu_direct_kernel and divide_by_constant in src/tilelab/kernels/conv.py" in text
+    assert {"conv2d_bn_silu_direct_kernel", "divide_by_constant"} <= set(vars(conv_kernels))
+    assert "division_magic,\ndirect_multiplier and direct_hint in src/tilelab/ops/conv.py" in text
+    assert {"division_magic", "direct_multiplier", "direct_hint"} <= set(vars(conv_op))
+    assert "kernel-bench --op conv2d_bn_silu-grouped" in text and "docs/PERFORMANCE.md" in text
+    assert "divide_by_constant" in inspect.getsource(conv_kernels.conv2d_bn_silu_direct_kernel.fn)
+
+
+def test_conv_walkthrough_direct_division_comes_from_the_library():
+    from tilelab.ops.conv import division_magic
+
+    answers = _answers(_text(conv.build()))
+    magic, shift = division_magic(56)
+    assert answers["division_magic(56), OW of this layer: (magic, shift)"] == str((magic, shift))
+    n = 123_456
+    assert (n * magic) >> shift == n // 56 == 2204
+    assert answers["(123456 * magic) >> shift"] == "2204; 123456 // 56 = 2204: they agree"
+    assert answers["pixel 123456 at OH = OW = 56: image, oh, ow"] == str((n // (56 * 56), n // 56 % 56, n % 56))
+    assert answers["multiply-adds per output value: KH*KW*C_in/G"] == "9"
+    # The walkthrough's mirror of divide_by_constant, at the edges of the 31-bit range and of each quotient.
+    for divisor in (1, 7, 14, 28, 56, 112, 3136):
+        for value in (0, 1, divisor - 1, divisor, divisor + 1, 2**31 - divisor, 2**31 - 1):
+            assert conv.by_multiplication(value, divisor) == value // divisor, (value, divisor)
+
+
+def test_conv_walkthrough_direct_division_says_when_the_magic_is_wrong(monkeypatch):
+    from tilelab.ops import conv as conv_op
+
+    real = conv_op.division_magic
+    monkeypatch.setattr(conv_op, "division_magic", lambda d: (real(d)[0] // 2, real(d)[1]))  # half the quotient
+    text = _text(conv.build())
+    assert "they DIFFER" in text and ": NOT" in text and "they agree" not in text
+
+
+def test_conv_walkthrough_direct_multiplier_comes_from_the_library(monkeypatch):
+    from tilelab.ops import conv as conv_op
+
+    layer = conv_op.ConvGeometry(32, 64, 56, 56, 128, 3, 3, (1, 1), (1, 1), (1, 1), 64)
+    assert conv.bench_geometry(conv.MULTIPLIER_LAYER) == layer
+    answers = _answers(_text(conv.build()))
+    assert answers["direct_multiplier(geometry)"] == str(conv_op.direct_multiplier(layer)) == "2"
+    assert answers["a 64-channel-wide tile: input channels one load covers"] == "32"
+    assert answers["output channels 0 to 7 read input channels (c // (C_out/G))"] == "[0, 0, 1, 1, 2, 2, 3, 3]"
+    monkeypatch.setattr(conv_op, "direct_multiplier", lambda g: 4)
+    answers = _answers(_text(conv.build()))
+    assert answers["direct_multiplier(geometry)"] == "4"
+    assert answers["a 64-channel-wide tile: input channels one load covers"] == "16"
+
+
+def _probe_times(path: str, layer: str) -> dict:
+    """A direct probe log's section for `layer`: {label: us}, read independently of the walkthrough."""
+    section = (REPO_ROOT / path).read_text().split(f"== {layer} (", 1)[1].split("\n==", 1)[0]
+    return {row.split()[0]: float(row.split()[1]) for row in section.splitlines()[1:] if row.strip()}
+
+
+def test_conv_walkthrough_direct_measurements_come_from_the_files():
+    text = _text(conv.build())
+    answers = _answers(text)
+    ncu = (REPO_ROOT / "results/h200-ncu-direct-16-64-2-1.log").read_text()
+    sm = re.search(r"Compute \(SM\) Throughput +% +([\d.]+)", ncu).group(1)
+    dram = re.search(r"DRAM Throughput +% +([\d.]+)", ncu).group(1)
+    assert answers["Compute (SM) Throughput and DRAM Throughput, % of peak"] == f"{sm}% and {dram}%" == (
+        "78.08% and 19.14%")
+
+    layer = "32x144x56x56x144x3x1x144"
+    before, after = (_probe_times(f"results/h200-conv-direct-rows-probe-{t}.log", layer) for t in ("t0", "t2"))
+    best = [min(us for label, us in times.items() if label != "torch") for times in (before, after)]
+    assert f"best tile tried {best[0]} -> {best[1]} us" in text and best == [58.7, 50.0]
+    assert f"the profiled 16x64 on 2 warps {before['16x64x16-g1-w2-s1']} -> {after['16x64x16-g1-w2-s1']} " \
+           f"(torch {after['torch']})" in text
+    # The bytes the section computes are those the probe's header names.
+    moved = answers["bytes that must move, x read once and y written once"]
+    probe = (REPO_ROOT / "results/h200-conv-direct-rows-probe-t0.log").read_text()
+    assert f"== {layer} ({moved} moved at least)" in probe
+
+    shape = (32, 64, 56, 56, 128, 3, 1, 64)
+    old = _bench("results/h200-conv2d_bn_silu-grouped-float16-direct-hints.json")[shape]["tilelab"][0]
+    new = _bench("results/h200-conv2d_bn_silu-grouped-float16-session26.json")[shape]
+    assert (f"{old:.1f} -> {new['tilelab'][0]:.1f} us (torch {new['torch'][0]:.1f}: cuDNN is slow on this layer, so "
+            f"the {new['tilelab'][1]:.0f}x ratio says more about torch") in text
+    assert "249.8 -> 36.4 us (torch 744.8" in text and "the 20x ratio" in text
+
+
 def test_conv_index_helpers_follow_the_kernel_order():
     tiny = conv.geometry(conv.TINY)
     assert [conv.tap_and_channel(k, tiny) for k in (0, 1, 2, 17)] == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (2, 2, 1)]
