@@ -80,6 +80,8 @@ EXERCISES = [
              "adds them up", ("k_slices", "splitk_kernel", "launch_split_k")),
     Exercise("triton_persistent", "I9", "triton", "a persistent matmul: one program per SM, each looping over its "
              "tiles", ("persistent_grid", "tiles_of_program", "persistent_matmul_kernel", "launch_persistent")),
+    Exercise("triton_depthwise", "I10", "triton", "a depthwise convolution: filter rows, and pixels found by "
+             "multiplication", ("division_magic", "depthwise_kernel", "launch_depthwise")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

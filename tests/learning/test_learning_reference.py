@@ -222,3 +222,27 @@ def test_exercise_20_grid_is_at_most_the_library_s():
     assert ref.tiles_of_program(1, 5, 12) == [1, 6, 11] and ref.tiles_of_program(2, 5, 12) == [2, 7]
     assert matmul_hopper.INTERPRETER_SMS == 4
     assert inspect.signature(solution.launch_persistent).parameters["sms"].default == matmul_hopper.INTERPRETER_SMS
+
+
+def test_exercise_21_division_magic_is_the_library_s():
+    """Exercise 21's division_magic, the checker's own answer (magic_for) and the reference solution are
+    tilelab.ops.conv.division_magic, the rule the direct kernel's divide_by_constant uses. A new rule in the
+    library must reach the course; the exercise's and the workshop's examples hold."""
+    from learning.checks.triton_depthwise import magic_for
+    from learning.solutions import triton_depthwise as solution
+    from tilelab.ops.conv import division_magic
+
+    rng = random.Random(21)
+    divisors = list(range(1, 3000)) + [2**k + d for k in range(12, 31) for d in (-1, 0, 1)] + [2**31 - 1]
+    divisors += [rng.randint(1, 2**31 - 1) for _ in range(2000)]
+    for divisor in divisors:
+        want = division_magic(divisor)
+        assert magic_for(divisor) == want == solution.division_magic(divisor), divisor
+        magic, shift = want
+        assert magic < 2**32
+        top = (2**31 - 1) // divisor  # the largest quotient below 2**31: the steps near it, and the last n
+        for n in (0, divisor - 1, divisor, top * divisor - 1, top * divisor, 2**31 - 1):
+            assert (n * magic) >> shift == n // divisor, (divisor, n)
+    assert division_magic(1) == (2147483649, 31) and division_magic(7) == (2454267027, 34)
+    assert division_magic(56) == (2454267027, 37) and (123456 * 2454267027) >> 37 == 2204 == 123456 // 56
+    assert (56 * ((1 << 37) // 56)) >> 37 == 0  # without the +1, 56 // 56 comes out as 0 (workshop I10, part 4)

@@ -140,6 +140,20 @@ CASES = [
     ("triton_persistent_row_major", "triton_persistent", Status.FAIL,
      ["program 0 wrote the tiles at (tile row, column) (0, 0), (3, 0),", "placed in row-major order",
       "In GROUP_M=4 order", "grouped_tile", "C still comes out right"]),
+    ("triton_depthwise_floor_magic", "triton_depthwise", Status.FAIL,
+     ["division_magic(7) returned (2454267026, 34): at n = 7, (n * magic) >> shift is 0, but n // 7 is 1",
+      "rounded down", "floor(2**shift / divisor) + 1"]),
+    ("triton_depthwise_divides", "triton_depthwise", Status.FAIL,
+     ["with OW_MAGIC one too small", "y did not change: the kernel never used OW_MAGIC", "divides by OW itself",
+      "rows = (pixels * OW_MAGIC) >> OW_SHIFT"]),
+    ("triton_depthwise_ow_by_modulo", "triton_depthwise", Status.FAIL,
+     ["with OW_MAGIC one too small", "y changed, but not as", "is there still a // or % by OW?"]),
+    ("triton_depthwise_acc_per_row", "triton_depthwise", Status.FAIL,
+     ["7 channels, one part-filled channel tile", "y holds the filter's last row only",
+      "is the accumulator made inside the loop over rows?"]),
+    ("triton_depthwise_no_channel_mask", "triton_depthwise", Status.FAIL,
+     ["stray store", "at y[0,7,0,0], channel 7 of a 7-channel output", "channel lane 7 of its last channel tile",
+      "masked with channels < C"]),
 ]
 
 
