@@ -180,4 +180,20 @@ HINTS = {
         " persistent_matmul_kernel[(programs,)](a, b, out, M, N, K, the six strides, BLOCK_M=block_m,"
         " BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m); make out with torch.empty when it is None; return it.",
     ],
+    "triton_depthwise": [
+        "division_magic: ceil(log2(d)) in integers is (d - 1).bit_length() (0 for d = 1, 6 for d = 56); shift = 31"
+        " + that, magic = (1 << shift) // d + 1. Check it in Python: (123456 * magic) >> shift == 123456 // 56.",
+        "In the kernel, multiply in 64 bits: ((pixels.to(tl.int64) * OW_MAGIC) >> OW_SHIFT).to(tl.int32) is"
+        " pixels // OW, call it rows (image and oh as one number); rows // OH the same way gives image; then"
+        " oh = rows - image * OH and ow = pixels - rows * OW.",
+        "The window of pixel (image, oh, ow) starts at row oh - PAD, column ow - PAD of x. Form the per-pixel"
+        " address x_ptr + image * stride_xn + (oh - PAD) * stride_xh + (ow - PAD) * stride_xw once, before the loops.",
+        "for r in range(KH): the row's ih = oh - PAD + r and its bounds test (0 <= ih < H, and pixel_ok) once; then"
+        " for s in tl.static_range(KW): add the column test (0 <= iw < W) and load [BLOCK_M, BLOCK_C] with"
+        " mask=inside[:, None] & channel_ok[None, :], other=0.0, and the weight's [BLOCK_C] for (r, s).",
+        "acc is made once, before the loops, as tl.zeros((BLOCK_M, BLOCK_C), dtype=tl.float32); acc += a * b[None, :]."
+        " Store at image * stride_yn + oh * stride_yh + ow * stride_yw + channels * stride_yc, masked by both.",
+        "launch_depthwise: OH = H + 2 * padding - KH + 1 (and OW likewise); out channels-last"
+        " (memory_format=torch.channels_last) when None; grid (cdiv(N * OH * OW, block_m), cdiv(C, block_c)).",
+    ],
 }
