@@ -249,3 +249,13 @@ def persistent_grid(m: int, n: int, block_m: int, block_n: int, sms: int) -> int
 def tiles_of_program(pid: int, programs: int, tiles: int) -> list[int]:
     """The tiles program pid computes, in order: pid, pid + programs, ... below tiles (one wave apart)."""
     return list(range(pid, tiles, programs))
+
+
+# -- exercise 21: a depthwise convolution (the library's rule: tilelab.ops.conv.division_magic) ---------------
+
+
+def division_magic(divisor: int) -> tuple[int, int]:
+    """(magic, shift) with n // divisor == (n * magic) >> shift for 0 <= n < 2**31: shift = 31 + ceil(log2(d)),
+    magic = floor(2**shift / d) + 1. tests/learning/test_learning_reference.py keeps it the library's."""
+    shift = 31 + (divisor - 1).bit_length()
+    return (1 << shift) // divisor + 1, shift

@@ -43,13 +43,6 @@ RTOL, ATOL = 1e-4, 1e-4  # float32 sums of at most 25 products of N(0, 1) values
 # -- part 1: division by multiplication -----------------------------------------------------------------------
 
 
-def magic_for(divisor: int) -> tuple[int, int]:
-    """The checker's own (magic, shift) for n // divisor, 0 <= n < 2**31; tests/learning keeps it equal to
-    tilelab.ops.conv.division_magic."""
-    shift = 31 + (divisor - 1).bit_length()
-    return (1 << shift) // divisor + 1, shift
-
-
 # 7 first: a power of two (1, 2, 64, ...) forgives a magic rounded down, and 3 a shift one short.
 DIVISORS = [7, 56, 1, 2, 3, 5, 10, 14, 28, 64, 100, 112, 1000, 3136, 12544, 65535, 65536, 65537, 1_000_003,
             2**30 - 1, 2**30, 2**30 + 1, 2**31 - 1]
@@ -66,7 +59,7 @@ def _edges(divisor: int, rng) -> list[int]:
 
 
 def _why_wrong(divisor: int, magic: int, shift: int) -> str:
-    want_magic, want_shift = magic_for(divisor)
+    want_magic, want_shift = ref.division_magic(divisor)
     ceil_log2 = want_shift - 31
     if shift == want_shift and magic == (1 << shift) // divisor:
         return (f"magic is 2**{shift} / {divisor} rounded down, a little under the exact 2**{shift} / {divisor}: "
@@ -92,7 +85,7 @@ def _check_one_magic(module, divisor: int, edges: list[int]) -> None:
         raise CheckFailure(f"{call} returned {fmt(got)}: return the pair (magic, shift)")
     magic, shift = got
     for name, value in (("magic", magic), ("shift", shift)):
-        if isinstance(value, float) or not isinstance(value, int) or isinstance(value, bool):
+        if isinstance(value, bool) or not isinstance(value, int):
             raise CheckFailure(f"{call} returned {name} = {fmt(value)}, a {type(value).__name__}: return integers. "
                                "A float holds 53 bits, and 2**shift / d needs up to 32 exact ones: "
                                "(1 << shift) // divisor + 1")
@@ -105,7 +98,7 @@ def _check_one_magic(module, divisor: int, edges: list[int]) -> None:
         if quotient != n // divisor:
             raise CheckFailure(f"{call} returned ({magic}, {shift}): at n = {n}, (n * magic) >> shift is {quotient}, "
                                f"but n // {divisor} is {n // divisor}. {_why_wrong(divisor, magic, shift)}")
-    want = magic_for(divisor)
+    want = ref.division_magic(divisor)
     check_value((magic, shift), want, call, known_mistakes=[
         ((magic, shift), f"({magic}, {shift}) gives the right quotient at every n tried here, but not the pair the "
                          f"exercise (and the library) computes. {_why_wrong(divisor, magic, shift)}")])
@@ -209,13 +202,11 @@ class GuardedImages:
     def strays(self) -> list[tuple[tuple[int, int, int, int], float]]:
         """((n, c, oh, ow), value) of changed guard cells, in y's coordinates (some outside y)."""
         p = self.p
-        changed = self.storage.detach().cpu() != GUARD
-        changed[1:1 + p.n, MARGIN:MARGIN + p.oh, MARGIN:MARGIN + p.ow, :p.c] = False
-        found = []
         cpu = self.storage.detach().cpu()
-        for image, row, col, channel in changed.nonzero().tolist():
-            found.append(((image - 1, channel, row - MARGIN, col - MARGIN), float(cpu[image, row, col, channel])))
-        return found
+        changed = cpu != GUARD
+        changed[1:1 + p.n, MARGIN:MARGIN + p.oh, MARGIN:MARGIN + p.ow, :p.c] = False
+        return [((image - 1, channel, row - MARGIN, col - MARGIN), float(cpu[image, row, col, channel]))
+                for image, row, col, channel in changed.nonzero().tolist()]
 
     def unwritten(self) -> torch.Tensor:
         return self.view.detach().cpu().view(torch.int32) == POISON_BITS
@@ -294,13 +285,13 @@ class DepthwiseSpy(ts.OneLaunchSpy):
         p = self.p
         for side, size, other in (("OW", p.ow, p.oh), ("OH", p.oh, p.ow)):
             got = (ts.constant(args.get(f"{side}_MAGIC")), ts.constant(args.get(f"{side}_SHIFT")))
-            if got == magic_for(size):
+            if got == ref.division_magic(size):
                 continue
             message = (f"launched with {side}_MAGIC, {side}_SHIFT = {got}: they are division_magic({side}) = "
-                       f"division_magic({size}) = {magic_for(size)}")
-            if size != other and got == magic_for(other):
+                       f"division_magic({size}) = {ref.division_magic(size)}")
+            if size != other and got == ref.division_magic(other):
                 message += f", and these are division_magic({other}): OW and OH are swapped"
-            elif side == "OH" and got == magic_for(p.oh * p.ow):
+            elif side == "OH" and got == ref.division_magic(p.oh * p.ow):
                 message += (": rows = pixel // OW counts output rows across images, and image = rows // OH, so "
                             "the second division is by OH, not by OH * OW")
             raise CheckFailure(message)
@@ -492,8 +483,8 @@ def _nudged(x64, w64, p: Problem, nudge: str) -> torch.Tensor:
     """y as the kernel computes it when OW_MAGIC (or OH_MAGIC) is one too small: rows = (pixel * magic) >> shift,
     image = (rows * magic) >> shift, oh = rows - image * OH, ow = pixel - rows * OW, every tap masked to x's
     image, and the store at image * stride_yn + oh * stride_yh + ow * stride_yw of a contiguous channels-last y."""
-    ow_magic, ow_shift = magic_for(p.ow)
-    oh_magic, oh_shift = magic_for(p.oh)
+    ow_magic, ow_shift = ref.division_magic(p.ow)
+    oh_magic, oh_shift = ref.division_magic(p.oh)
     ow_magic -= nudge == "OW"
     oh_magic -= nudge == "OH"
     y = torch.full((p.pixels, p.c), float("nan"), dtype=torch.float64)

@@ -172,12 +172,16 @@ def name(shape) -> str:
     return "x".join(map(str, shape))
 
 
+def probe_section(path: str, heading: str) -> str:
+    """A probe log's section: the text after the line that starts "== <heading>", up to the next "==" line.
+    `heading` ends in "\n" for a whole heading line, in " " for its first word."""
+    return (ROOT / path).read_text().split(f"== {heading}", 1)[1].split("\n==", 1)[0]
+
+
 def probe_us(path: str, section: str, pattern: str) -> float:
     """The first time that `pattern` (a regular expression with one group) finds in a probe log's section
     ("== <section>" up to the next "==")."""
-    text = (ROOT / path).read_text()
-    body = text.split(f"== {section}\n", 1)[1].split("\n==", 1)[0]
-    return float(re.search(pattern, body).group(1))
+    return float(re.search(pattern, probe_section(path, f"{section}\n")).group(1))
 
 
 def bench_geometry(shape: tuple):
@@ -197,7 +201,7 @@ def ncu_percent(path: str, metric: str) -> float:
 def probe_tiles(path: str, layer: str) -> dict[str, float]:
     """A direct-kernel probe's times in the section of `layer` ("== 32x144x56x56x144x3x1x144 (...)"): {label: us},
     torch's under "torch"."""
-    body = (ROOT / path).read_text().split(f"== {layer} ", 1)[1].split("\n==", 1)[0]
+    body = probe_section(path, f"{layer} ")
     return {label: float(us) for label, us in re.findall(r"(?m)^ +(\S+) +([\d.]+) us", body)}
 
 

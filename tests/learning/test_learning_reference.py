@@ -225,10 +225,9 @@ def test_exercise_20_grid_is_at_most_the_library_s():
 
 
 def test_exercise_21_division_magic_is_the_library_s():
-    """Exercise 21's division_magic, the checker's own answer (magic_for) and the reference solution are
+    """Exercise 21's division_magic, the checker's own answer (reference.division_magic) and the solution are
     tilelab.ops.conv.division_magic, the rule the direct kernel's divide_by_constant uses. A new rule in the
     library must reach the course; the exercise's and the workshop's examples hold."""
-    from learning.checks.triton_depthwise import magic_for
     from learning.solutions import triton_depthwise as solution
     from tilelab.ops.conv import division_magic
 
@@ -237,7 +236,7 @@ def test_exercise_21_division_magic_is_the_library_s():
     divisors += [rng.randint(1, 2**31 - 1) for _ in range(2000)]
     for divisor in divisors:
         want = division_magic(divisor)
-        assert magic_for(divisor) == want == solution.division_magic(divisor), divisor
+        assert ref.division_magic(divisor) == want == solution.division_magic(divisor), divisor
         magic, shift = want
         assert magic < 2**32
         top = (2**31 - 1) // divisor  # the largest quotient below 2**31: the steps near it, and the last n
