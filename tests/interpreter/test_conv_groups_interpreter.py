@@ -51,8 +51,11 @@ def test_a_second_identical_call_matches(device, rng, guarded_outputs):
 
 # "seed" is 32 channels wide and "interpreter" 64; 16 channels in 4 warps is the narrowest tile, whose second
 # channel tile starts inside a group of 3 output channels (channel multiplier 3: groups of 3 don't divide 16).
+# A register cap (`maxnreg`) is ptxas's: the interpreter ignores it, a GPU spills what no longer fits (the GPU test
+# runs every candidate, capped ones included).
 @pytest.mark.parametrize("config", ["seed", "interpreter", tilelab.Config(16, 16, 16, 1, num_warps=4, num_stages=1),
-                                    conv_op.direct_tile(32, 64, 8)], ids=["seed", "interpreter", "16x16", "8-warps"])
+                                    conv_op.direct_tile(32, 64, 8), conv_op.direct_tile(64, 32, 2, maxnreg=64)],
+                         ids=["seed", "interpreter", "16x16", "8-warps", "capped"])
 def test_direct_kernel_configs(config, device, rng, guarded_outputs):
     x, weight, bias, params = make_problem(2, 9, 5, 6, 27, 3, torch.float32, device, rng, groups=9)
     y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=9, config=config)

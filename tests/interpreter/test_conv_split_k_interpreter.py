@@ -70,6 +70,16 @@ def test_a_bad_split_is_refused(split_k, device, rng):
         tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=_tile(split_k))
 
 
+@pytest.mark.parametrize("maxnreg", [24, 256, 100, -8, True, 96.0])
+@pytest.mark.parametrize("groups", [1, 8], ids=["implicit-gemm", "direct"])
+def test_a_bad_register_cap_is_refused(maxnreg, groups, device, rng):
+    x, weight, bias, params = make_problem(1, 8, 5, 5, 8, 3, torch.float16, device, rng, groups=groups)
+    config = conv_op.ConvConfig(32, 32, 16, 8, num_warps=4, num_stages=1, maxnreg=maxnreg)
+    with pytest.raises(tilelab.ContractError, match="config.maxnreg must be 0 .no cap. or a multiple of 8 from 32 "
+                                                    "to 248 registers per thread; got"):
+        tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, groups=groups, config=config)
+
+
 def test_the_direct_kernel_has_no_k_loop_to_split(device, rng):
     x, weight, bias, params = make_problem(1, 8, 5, 5, 8, 3, torch.float16, device, rng, groups=8)
     with pytest.raises(tilelab.ContractError, match="the direct kernel .* has no K loop to split"):

@@ -147,14 +147,30 @@ def test_one_groups_gemm_sizes():
 
 
 def test_direct_candidates_fit_the_problem():
-    # 64 channels: every tile up to 128 channels wide (twice the channels), 16x256 left out.
+    # 64 channels: every tile (none is wider than 64 channels).
     found = conv_op.candidates(grouped(), element_size=2)
-    assert found == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 128] and len(found) == 9
+    assert found == list(conv_op.DIRECT_CANDIDATES) and len(found) == 12
     for c in conv_op.DIRECT_CANDIDATES:  # 16 or 32 float32 sums per thread, no pipelined loop
         assert c.block_m * c.block_n // (32 * c.num_warps) in (16, 32) and c.num_stages == 1
+    # Six tiles come capped (ptxas's maxnreg), five of them also uncapped; no two alike.
+    capped = [c for c in conv_op.DIRECT_CANDIDATES if c.maxnreg]
+    assert len(capped) == 7 and len({c.label() for c in conv_op.DIRECT_CANDIDATES}) == 12
     # 8 channels: no tile wider than 32 channels (twice 8 rounded up to 16, `tuning.padding_limits`).
     narrow = conv_op.candidates(grouped(c_in=8, c_out=8, groups=8), element_size=2)
-    assert narrow == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 32] and len(narrow) == 4
+    assert narrow == [c for c in conv_op.DIRECT_CANDIDATES if c.block_n <= 32] and len(narrow) == 8
+
+
+def test_a_register_cap_is_a_launch_option_and_part_of_the_label():
+    capped = conv_op.direct_tile(256, 16, 4, maxnreg=128)
+    assert capped.label() == "256x16x16-g1-w4-s1-r128" and conv_op.register_cap(capped) == {"maxnreg": 128}
+    plain = conv_op.direct_tile(256, 16, 4)
+    assert plain.label() == "256x16x16-g1-w4-s1" and conv_op.register_cap(plain) == {}
+    assert conv_op.register_cap(tuning.Config(64, 64, 32)) == {}  # a plain Config has no cap
+    assert conv_op.ConvConfig(64, 128, 64, split_k=2, maxnreg=168).label() == "64x128x64-g8-w4-s3-sk2-r168"
+    # The tuning table stores the cap; its entries from before the cap load uncapped.
+    assert conv_op.ConvConfig.from_dict(capped.as_dict()) == capped
+    older = {k: v for k, v in capped.as_dict().items() if k != "maxnreg"}
+    assert conv_op.ConvConfig.from_dict(older) == plain
     # The implicit GEMM's K steps follow one group's channels: 16 per group, K steps of 16.
     per_group = conv_op.candidates(grouped(c_in=32, c_out=32, groups=2), element_size=2)
     assert per_group and all(c.block_k == 16 for c in per_group) and all(c.block_n <= 32 for c in per_group)
@@ -189,7 +205,7 @@ import json, re, collections, torch, triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from tilelab.inspect import census, tools
-from tilelab.ops.conv import inspection_source
+from tilelab.ops.conv import inspection_source, register_cap
 
 found = {}
 for dtype in ("float16", "bfloat16", "float32"):
@@ -222,6 +238,14 @@ for name, multiplier in [("multiplier 2", 2), ("multiplier 2 gathered", 1)]:
     ptx = compiled.asm["ptx"]
     found[name].update(vectors=len(re.findall(r"ld\.global\.v4\.b32", ptx)),
                        scalar=len(re.findall(r"ld\.global\.b16", ptx)), config=config.as_dict())
+# 5x5 depthwise on 16x64 with 2 warps, capped at 80 registers (110 uncapped): ptxas spills what does not fit
+kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, config="16x64x16-g1-w2-s1-r80",
+                                                                 kernel_size=5, groups=240, channels=240)
+compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
+                          options={"num_warps": config.num_warps, "num_stages": config.num_stages,
+                                   **register_cap(config)})
+found["capped"] = {"config": config.label(), "directive": re.findall(r"\.maxnreg \d+", compiled.asm["ptx"]),
+                   "ptxas": census.parse_ptxas_verbose(tools.ptxas_verbose(compiled.asm["ptx"], "sm_90a") or "")}
 kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, groups=2)
 compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 32),
                           options={"num_warps": config.num_warps, "num_stages": config.num_stages})
@@ -238,7 +262,7 @@ def grouped_kernels() -> dict:
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
 def test_depthwise_compiles_to_fmas_on_16_byte_loads_without_spills(grouped_kernels, dtype):
-    """sm_90, channels-last, 3x3 depthwise on the first candidate tile (64 pixels x 64 channels, 4 warps)."""
+    """sm_90, channels-last, 3x3 depthwise on the first candidate tile (16 pixels x 64 channels, 2 warps)."""
     found = grouped_kernels[dtype]
     ops = collections.Counter(found["ops"])
     assert found["kernel"] == "conv2d_bn_silu_direct_kernel"
@@ -256,6 +280,14 @@ def test_depthwise_compiles_to_fmas_on_16_byte_loads_without_spills(grouped_kern
     assert ops["ld.local"] == 0 and ops["st.local"] == 0
     if found["ptxas"]["spill_stores_bytes"] is not None:  # ptxas ships inside Triton's wheel
         assert found["ptxas"]["spill_stores_bytes"] == 0 and found["ptxas"]["spill_loads_bytes"] == 0
+
+
+def test_a_register_cap_reaches_ptxas(grouped_kernels):
+    """The cap travels in the PTX (`.maxnreg`), and ptxas keeps to it."""
+    capped = grouped_kernels["capped"]
+    assert capped["config"] == "16x64x16-g1-w2-s1-r80" and capped["directive"] == [".maxnreg 80"]
+    if capped["ptxas"]["registers"] is not None:  # ptxas ships inside Triton's wheel
+        assert capped["ptxas"]["registers"] <= 80
 
 
 def test_depthwise_72_channels_load_in_vectors_once_hinted(grouped_kernels):

@@ -210,8 +210,10 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
                                                                      bias, activation, groups, channels=channels,
                                                                      out_channels=out_channels)
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
-        compiled = triton.compile(source, target=gpu_target,
-                                  options={"num_warps": chosen.num_warps, "num_stages": chosen.num_stages})
+        options = {"num_warps": chosen.num_warps, "num_stages": chosen.num_stages}
+        if getattr(chosen, "maxnreg", 0):  # a conv2d_bn_silu config's register cap (ops.conv.register_cap)
+            options["maxnreg"] = chosen.maxnreg
+        compiled = triton.compile(source, target=gpu_target, options=options)
     stages = {name: compiled.asm[name] for name in STAGE_SUFFIXES if name in compiled.asm}
     metadata = {
         "name": compiled.metadata.name,

@@ -58,16 +58,26 @@ PACKED_K = 32
 @dataclasses.dataclass(frozen=True)
 class ConvConfig(Config):
     """A `tuning.Config` plus the implicit GEMM's split-K: each tile's K steps cut into `split_k` slices, one
-    program each, summed by the last to finish (`conv2d_bn_silu_kernel`). A plain Config means split_k 1."""
+    program each, summed by the last to finish (`conv2d_bn_silu_kernel`); and `maxnreg`, ptxas's cap on registers
+    per thread (0: none), which lets more programs share an SM, spilling what no longer fits. A plain Config
+    means split_k 1 and no cap."""
 
     split_k: int = 1
+    maxnreg: int = 0
 
     def label(self) -> str:
-        return super().label() + (f"-sk{self.split_k}" if self.split_k > 1 else "")
+        return (super().label() + (f"-sk{self.split_k}" if self.split_k > 1 else "")
+                + (f"-r{self.maxnreg}" if self.maxnreg else ""))
 
 
 def split_k_of(config: Config) -> int:
     return getattr(config, "split_k", 1)
+
+
+def register_cap(config: Config) -> dict:
+    """The launch option for a config's `maxnreg` (none without a cap: Triton's own choice)."""
+    cap = getattr(config, "maxnreg", 0)
+    return {"maxnreg": cap} if cap else {}
 
 
 # Tried on the GPU, largest tiles first (pruned by the problem's size). The loads gather one input pixel per
@@ -99,30 +109,42 @@ SPLIT_K_FACTORS = (2, 4)
 SPLIT_K_MIN_STEPS = 8
 SPLIT_K_MAX_WAVES = 4
 SPLIT_K_LIMIT = 64  # an explicit ConvConfig's most slices (more only multiply partials and counters)
+# ptxas's register cap, as a ConvConfig may set it: a thread has at most 255 registers, allocated 8 at a time.
+MIN_REGISTER_CAP, MAX_REGISTER_CAP = 32, 248
 
 
-def direct_tile(pixels: int, channels: int, num_warps: int) -> Config:
-    """A direct-kernel tile as a Config: block_m output pixels x block_n output channels. block_k (16, the
-    smallest a Config may have), group_m and num_stages are not used: the kernel has no pipelined loop."""
-    return Config(pixels, channels, 16, group_m=1, num_warps=num_warps, num_stages=1)
+def direct_tile(pixels: int, channels: int, num_warps: int, maxnreg: int = 0) -> ConvConfig:
+    """A direct-kernel tile as a config: block_m output pixels x block_n output channels, and ptxas's register cap
+    (0: none). block_k (16, the smallest a Config may have), group_m and num_stages are not used: the kernel has no
+    pipelined loop."""
+    return ConvConfig(pixels, channels, 16, group_m=1, num_warps=num_warps, num_stages=1, maxnreg=maxnreg)
 
 
-# The direct kernel's tiles tried on the GPU (pruned by the problem's size), 16 or 32 float32 sums per thread:
-# square, tall for few channels, wide for many. 16x64 on 2 warps was the fastest on a depthwise 3x3 layer in
-# the H200 probe (results/h200-grouped-conv-probe.log: 66.1 us against 70.8 for the tuned 256x16); since the
-# loop over filter rows, tiles of 16 or 32 channels won where those divide the channels (144, 72; call GGGGGGGG),
-# so two of them on 2 warps join.
-DIRECT_CANDIDATES: tuple[Config, ...] = (
+# The direct kernel's tiles tried on the GPU (pruned by the problem's size), 16 or 32 float32 sums per thread.
+# 16x64 on 2 warps was the fastest on a depthwise 3x3 layer in the H200 probe (results/h200-grouped-conv-probe.log:
+# 66.1 us against 70.8 for the tuned 256x16); since the loop over filter rows, tiles of 16 or 32 channels won
+# where those divide the channels (144, 72; call GGGGGGGG). Square and wide tiles on 4 and 8 warps (16x256,
+# 32x128, 128x64, 64x128, 64x64) never won a layer of the shipped table, and are left out.
+# The kernel is bound by latency (Nsight Compute, call HHHHHHHH: 256x16 on 4 warps takes 151 registers, 3 programs
+# per SM, and no warp is ready in 35% of cycles), so each tile also comes with ptxas's register cap (`maxnreg`),
+# which fits one more program per SM: 128 for the 32-sum tiles (about 149 registers uncapped), 80 and 96 for
+# 16x64 on 2 warps (72 at 3x3, 110 at 5x5). In the probe (call MMMMMMMM,
+# results/h200-conv-direct-registers-probe-replays.log) the best capped tile gained 2-10% on six of seven
+# depthwise layers: 144 channels 49.7 -> 46.6 us, 96 channels at stride 2 51.6 -> 46.6, 5x5 240 channels
+# 44.3 -> 43.4; a cap of 96 on the 32-sum tiles spilled and lost everywhere.
+DIRECT_CANDIDATES: tuple[ConvConfig, ...] = (
     direct_tile(16, 64, 2),
-    direct_tile(64, 64, 4),
-    direct_tile(128, 32, 4),
-    direct_tile(32, 128, 4),
-    direct_tile(16, 256, 4),
-    direct_tile(256, 16, 4),
-    direct_tile(128, 64, 8),
-    direct_tile(64, 128, 8),
-    direct_tile(128, 16, 2),
+    direct_tile(16, 64, 2, maxnreg=96),
+    direct_tile(16, 64, 2, maxnreg=80),
     direct_tile(64, 32, 2),
+    direct_tile(64, 32, 2, maxnreg=128),
+    direct_tile(128, 16, 2),
+    direct_tile(128, 16, 2, maxnreg=128),
+    direct_tile(128, 32, 4),
+    direct_tile(128, 32, 4, maxnreg=128),
+    direct_tile(256, 16, 4),
+    direct_tile(256, 16, 4, maxnreg=128),
+    direct_tile(64, 64, 4, maxnreg=128),
 )
 # The direct kernel keeps block_m x block_n float32 sums in registers, spread over the program's threads: a
 # config is refused beyond this many per thread (the candidates have 16 or 32), before it would spill.
@@ -392,6 +414,11 @@ def _check_tile(config: Config) -> None:
     split_k = split_k_of(config)
     if isinstance(split_k, bool) or not isinstance(split_k, int) or not 1 <= split_k <= SPLIT_K_LIMIT:
         raise contracts.ContractError(f"config.split_k must be an integer from 1 to {SPLIT_K_LIMIT}; got {split_k!r}")
+    cap = getattr(config, "maxnreg", 0)
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap and not (
+            MIN_REGISTER_CAP <= cap <= MAX_REGISTER_CAP and cap % 8 == 0):
+        raise contracts.ContractError(f"config.maxnreg must be 0 (no cap) or a multiple of 8 from {MIN_REGISTER_CAP} "
+                                      f"to {MAX_REGISTER_CAP} registers per thread; got {cap!r}")
 
 
 def _check_direct_tile(config: Config) -> None:
@@ -555,7 +582,8 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
         args = (*pointers, g.batch, g.h, g.w, g.c_out, g.oh, g.ow, *strides, g.c_in_per_group, g.c_out_per_group,
                 *division_magic(g.ow), *division_magic(g.oh), g.kh, g.kw, config.block_m, config.block_n, *epilogue,
                 direct_hint(x, y, g), direct_multiplier(g))
-        compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1)
+        compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1,
+                                                      **register_cap(config))
         return compiled, grid, args
     # One implicit GEMM per bundle of groups (one group, unless they are small), bundles along the grid's second
     # axis, a tile's K slices next to each other along the first.
@@ -566,7 +594,8 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
             g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n,
             config.block_k, config.group_m, input_precision, *epilogue, g.bundle > 1, split_k,
             *vector_hints(x, weight, g), output_hint(y, g))
-    compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages)
+    compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages,
+                                           **register_cap(config))
     return compiled, grid, args
 
 
