@@ -53,6 +53,16 @@ GROUPED_RUNS = {"before": "results/h200-conv2d_bn_silu-grouped-float16-direct-hi
 SASS_PER_FMA = {"taps": 6.81, "rows": 4.79}
 # The tile Nsight Compute profiled, as the probes label it.
 PROFILED_TILE = "16x64x16-g1-w2-s1"
+# Nsight Compute after the filter rows: the 144-channel layer on 256x16 tiles of 4 warps, that probe's best.
+DIRECT_NCU_ROWS = "results/h200-ncu-direct-rows-256-16-4.log"
+# Then a filter stored taps first (fewer instructions), and ptxas's register caps (more programs per SM).
+TAPS_FIRST_PROBE = "results/h200-conv-direct-weights-probe.log"
+CAPS_PROBE = "results/h200-conv-direct-registers-probe-replays.log"
+# Counted in the sm_90 SASS of the 128x16 tile on 2 warps at 144 channels, not computed here: instructions per
+# multiply-add in the loop with torch's filter layout and with the filter stored taps first.
+TAPS_FIRST_PER_FMA = {"torch": 4.83, "taps first": 3.73}
+# An SM's register file, and the granule registers are allocated in per thread.
+SM_REGISTERS, REGISTER_GRANULE = 65536, 8
 # A pixel to push through the kernel's division by multiplication.
 TRACED_PIXEL = 123_456
 
@@ -192,17 +202,26 @@ def bench_geometry(shape: tuple):
     return ConvGeometry(batch, c_in, h, w, c_out, k, k, (stride, stride), (k // 2, k // 2), (1, 1), groups)
 
 
-def ncu_percent(path: str, metric: str) -> float:
-    """A percent metric from an Nsight Compute log ("    DRAM Throughput     %     19.14")."""
+def ncu_metric(path: str, metric: str) -> float:
+    """A metric from an Nsight Compute log, whatever its unit ("    DRAM Throughput     %     19.14",
+    "    Registers Per Thread     register/thread     151")."""
     text = (ROOT / path).read_text()
-    return float(re.search(rf"(?m)^ +{re.escape(metric)} +% +([\d.]+)$", text).group(1))
+    return float(re.search(rf"(?m)^ +{re.escape(metric)} +\S+ +([\d.]+)$", text).group(1))
 
 
 def probe_tiles(path: str, layer: str) -> dict[str, float]:
     """A direct-kernel probe's times in the section of `layer` ("== 32x144x56x56x144x3x1x144 (...)"): {label: us},
-    torch's under "torch"."""
-    body = probe_section(path, f"{layer} ")
-    return {label: float(us) for label, us in re.findall(r"(?m)^ +(\S+) +([\d.]+) us", body)}
+    torch's under "torch". Labels may hold spaces ("taps-first 16x64x16-g1-w2-s1", "... maxnreg 128")."""
+    whole_line = f"== {layer} " not in (ROOT / path).read_text()  # "== <layer> (...)" or "== <layer>" alone
+    body = probe_section(path, f"{layer}\n" if whole_line else f"{layer} ")
+    return {label: float(us) for label, us in re.findall(r"(?m)^ +(\S.*?) +([\d.]+) us", body)}
+
+
+def programs_per_sm(registers: int, warps: int) -> int:
+    """How many programs of `warps` warps an SM's register file holds at `registers` per thread (allocated in
+    granules of REGISTER_GRANULE), registers alone considered."""
+    allocated = -(-registers // REGISTER_GRANULE) * REGISTER_GRANULE
+    return SM_REGISTERS // (allocated * 32 * warps)
 
 
 def by_multiplication(n: int, divisor: int) -> int:
@@ -381,8 +400,9 @@ def direct_section(s: Script) -> None:
     direct_fewer_instructions(s, g)
     direct_channel_multiplier(s)
     direct_measured(s)
+    direct_register_caps(s)
     s.say("Read: conv2d_bn_silu_direct_kernel and divide_by_constant in src/tilelab/kernels/conv.py; division_magic,")
-    s.say("direct_multiplier and direct_hint in src/tilelab/ops/conv.py;")
+    s.say("direct_multiplier, direct_hint, register_cap and DIRECT_CANDIDATES in src/tilelab/ops/conv.py;")
     s.say("measure: kernel-bench --op conv2d_bn_silu-grouped (docs/PERFORMANCE.md).")
 
 
@@ -398,7 +418,7 @@ def direct_is_issue_bound(s: Script, g) -> None:
     s.ask("multiply-adds per byte moved", f"{per_output * outputs / moved:g}: little arithmetic per byte")
     s.say(f"Each input value lies in up to {g.kh * g.kw} windows, read again from cache. So one expects memory to set "
           "the time.")
-    sm, dram = ncu_percent(DIRECT_NCU, "Compute (SM) Throughput"), ncu_percent(DIRECT_NCU, "DRAM Throughput")
+    sm, dram = ncu_metric(DIRECT_NCU, "Compute (SM) Throughput"), ncu_metric(DIRECT_NCU, "DRAM Throughput")
     s.say("Nsight Compute on the kernel before the changes below, a 16x64 tile on 2 warps")
     s.say(f"({DIRECT_NCU}):")
     s.ask("Compute (SM) Throughput and DRAM Throughput, % of peak", f"{sm}% and {dram}%")
@@ -470,6 +490,35 @@ def direct_measured(s: Script) -> None:
           f"cuDNN is slow on this layer, so the {after['speedup']:.0f}x ratio says more about torch than about us)")
     s.say(f"  ({GROUPED_RUNS['before']},")
     s.say(f"  then {GROUPED_RUNS['after']})")
+
+
+def direct_register_caps(s: Script) -> None:
+    """After the instructions, the latency: fewer instructions stopped paying, one more program per SM paid."""
+    layer = name(DEPTHWISE_LAYER)
+    registers = int(ncu_metric(DIRECT_NCU_ROWS, "Registers Per Thread"))
+    idle = ncu_metric(DIRECT_NCU_ROWS, "No Eligible")
+    s.say("\nPart three: after parts one and two, what bounds it? Nsight Compute on the 144-channel layer again, now")
+    s.say(f"on 256x16 tiles of 4 warps, then the fastest ({DIRECT_NCU_ROWS}):")
+    s.ask("registers per thread", registers)
+    s.ask("programs of 4 warps one SM's 65536 registers hold (allocated 8 at a time)", programs_per_sm(registers, 4))
+    s.ask("% of cycles in which no warp was ready to issue", f"{idle}%: warps waiting on their loads")
+    order = probe_tiles(TAPS_FIRST_PROBE, layer)
+    best = {way: min(us for label, us in order.items() if re.fullmatch(rf"{way} \d+x\d+\S*", label))
+            for way in ("torch-order", "taps-first")}  # not "taps-first copy", the copy's own time
+    s.say("Fewer instructions no longer help. Stored taps first (channels adjacent, as in x), a tap's weights load as")
+    s.say(f"one run, and the loop compiles to {TAPS_FIRST_PER_FMA['taps first']} instructions per multiply-add instead "
+          f"of {TAPS_FIRST_PER_FMA['torch']}")
+    s.say(f"(128x16 tiles, sm_90). Best tile: {best['torch-order']} us on torch's filter, {best['taps-first']} on the "
+          "filter taps first")
+    s.say(f"({TAPS_FIRST_PROBE}).")
+    s.say("More warps do: ptxas's maxnreg caps the registers (spilling what no longer fits), so one more program")
+    s.say("fits. A config carries it (ConvConfig.maxnreg; register_cap turns it into the launch option), and the")
+    s.say("tuner tries each direct tile with and without a cap.")
+    s.ask("programs of 4 warps per SM at a cap of 128", programs_per_sm(128, 4))
+    caps = probe_tiles(CAPS_PROBE, layer)
+    uncapped = min(us for label, us in caps.items() if label.endswith("maxnreg -"))
+    capped = min(us for label, us in caps.items() if "maxnreg" in label and not label.endswith("maxnreg -"))
+    s.say(f"Best tile uncapped {uncapped} us, capped {capped} us (torch {caps['torch']}; {CAPS_PROBE}).")
 
 
 def split_k_section(s: Script) -> None:

@@ -400,8 +400,10 @@ def test_conv_walkthrough_calls_the_direct_section():
 
     assert "conv2d_bn_silu_direct_kernel and divide_by_constant in src/tilelab/kernels/conv.py" in text
     assert {"conv2d_bn_silu_direct_kernel", "divide_by_constant"} <= set(vars(conv_kernels))
-    assert "division_magic,\ndirect_multiplier and direct_hint in src/tilelab/ops/conv.py" in text
-    assert {"division_magic", "direct_multiplier", "direct_hint"} <= set(vars(conv_op))
+    assert ("division_magic,\ndirect_multiplier, direct_hint, register_cap and DIRECT_CANDIDATES in "
+            "src/tilelab/ops/conv.py") in text
+    assert {"division_magic", "direct_multiplier", "direct_hint", "register_cap", "DIRECT_CANDIDATES"} <= set(
+        vars(conv_op))
     assert "kernel-bench --op conv2d_bn_silu-grouped" in text and "docs/PERFORMANCE.md" in text
     assert "divide_by_constant" in inspect.getsource(conv_kernels.conv2d_bn_silu_direct_kernel.fn)
 
@@ -449,8 +451,9 @@ def test_conv_walkthrough_direct_multiplier_comes_from_the_library(monkeypatch):
 
 def _probe_times(path: str, layer: str) -> dict:
     """A direct probe log's section for `layer`: {label: us}, read independently of the walkthrough."""
-    section = (REPO_ROOT / path).read_text().split(f"== {layer} (", 1)[1].split("\n==", 1)[0]
-    return {row.split()[0]: float(row.split()[1]) for row in section.splitlines()[1:] if row.strip()}
+    section = re.split(rf"== {layer}[ \n]", (REPO_ROOT / path).read_text(), maxsplit=1)[1].split("\n==", 1)[0]
+    rows = (re.match(r" +(.+?) +([\d.]+) us", row) for row in section.splitlines())
+    return {row.group(1): float(row.group(2)) for row in rows if row}
 
 
 def test_conv_walkthrough_direct_measurements_come_from_the_files():
@@ -479,6 +482,35 @@ def test_conv_walkthrough_direct_measurements_come_from_the_files():
     assert (f"{old:.1f} -> {new['tilelab'][0]:.1f} us (torch {new['torch'][0]:.1f}: cuDNN is slow on this layer, so "
             f"the {new['tilelab'][1]:.0f}x ratio says more about torch") in text
     assert "249.8 -> 36.4 us (torch 744.8" in text and "the 20x ratio" in text
+
+
+def test_conv_walkthrough_register_caps_come_from_the_files_and_the_library():
+    """Part three: Nsight Compute's registers and idle cycles, the programs an SM holds, and both probes' best
+    tiles, read from the logs; the caps it names are the library's candidates."""
+    from tilelab.ops import conv as conv_op
+
+    text = _text(conv.build())
+    answers = _answers(text)
+    ncu = (REPO_ROOT / "results/h200-ncu-direct-rows-256-16-4.log").read_text()
+    registers = int(re.search(r"Registers Per Thread +register/thread +(\d+)", ncu).group(1))
+    assert answers["registers per thread"] == str(registers) == "151"
+    # 151 registers allocate as 152; 152 * 128 threads = 19456 of 65536: 3 programs, as Nsight Compute's own limit.
+    assert re.search(r"Block Limit Registers +block +3$", ncu, re.M)
+    assert answers["programs of 4 warps one SM's 65536 registers hold (allocated 8 at a time)"] == "3"
+    assert answers["programs of 4 warps per SM at a cap of 128"] == "4"
+    assert conv.programs_per_sm(128, 2) == 8 and conv.programs_per_sm(72, 2) == 14 and conv.programs_per_sm(73, 2) == 12
+    assert answers["% of cycles in which no warp was ready to issue"].startswith("35.02%")
+
+    layer = "32x144x56x56x144x3x1x144"
+    order = _probe_times("results/h200-conv-direct-weights-probe.log", layer)
+    assert "taps-first copy" in order  # the copy's own time, which the best tile must leave out
+    assert "Best tile: 49.1 us on torch's filter, 52.4 on the filter taps first" in text
+    caps = _probe_times("results/h200-conv-direct-registers-probe-replays.log", layer)
+    assert min(us for label, us in caps.items() if label.endswith("maxnreg -")) == 49.7
+    assert "Best tile uncapped 49.7 us, capped 46.6 us (torch 91.2;" in text
+    # The caps the probe tried are those the library's candidates carry.
+    assert {c.maxnreg for c in conv_op.DIRECT_CANDIDATES} == {0, 80, 96, 128}
+    assert "ConvConfig.maxnreg; register_cap" in text
 
 
 def test_conv_index_helpers_follow_the_kernel_order():
