@@ -253,8 +253,9 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     float32 on the direct kernel whatever the precision. `config` forces a named ("seed": the seed chapter's
     32/32/32) or explicit `Config` instead of the tuned one; on the direct kernel its block_m is the tile's
     output pixels and block_n its output channels, at most 64 float32 sums per thread (block_m * block_n <=
-    64 * 32 * num_warps). `silu=False` stops after the batch norm. An input that requires grad goes through
-    `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
+    64 * 32 * num_warps); a `ConvConfig` adds split-K (`split_k` slices, the implicit GEMM only) and ptxas's
+    register cap (`maxnreg`, 0 for none). `silu=False` stops after the batch norm. An input that requires grad
+    goes through `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
     """
     per_channel = (bias, running_mean, running_var, bn_weight, bn_bias)
     key = _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, precision, config, silu)
