@@ -167,6 +167,9 @@ def test_a_register_cap_is_a_launch_option_and_part_of_the_label():
     assert plain.label() == "256x16x16-g1-w4-s1" and conv_op.register_cap(plain) == {}
     assert conv_op.register_cap(tuning.Config(64, 64, 32)) == {}  # a plain Config has no cap
     assert conv_op.ConvConfig(64, 128, 64, split_k=2, maxnreg=168).label() == "64x128x64-g8-w4-s3-sk2-r168"
+    import tilelab
+
+    assert tilelab.ConvConfig is conv_op.ConvConfig and "ConvConfig" in tilelab.__all__  # public, beside Config
     # The tuning table stores the cap; its entries from before the cap load uncapped.
     assert conv_op.ConvConfig.from_dict(capped.as_dict()) == capped
     older = {k: v for k, v in capped.as_dict().items() if k != "maxnreg"}
