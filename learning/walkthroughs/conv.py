@@ -61,8 +61,6 @@ CAPS_PROBE = "results/h200-conv-direct-registers-probe-replays.log"
 # Counted in the sm_90 SASS of the 128x16 tile on 2 warps at 144 channels, not computed here: instructions per
 # multiply-add in the loop with torch's filter layout and with the filter stored taps first.
 TAPS_FIRST_PER_FMA = {"torch": 4.83, "taps first": 3.73}
-# An SM's register file, and the granule registers are allocated in per thread.
-SM_REGISTERS, REGISTER_GRANULE = 65536, 8
 # A pixel to push through the kernel's division by multiplication.
 TRACED_PIXEL = 123_456
 
@@ -218,10 +216,11 @@ def probe_tiles(path: str, layer: str) -> dict[str, float]:
 
 
 def programs_per_sm(registers: int, warps: int) -> int:
-    """How many programs of `warps` warps an SM's register file holds at `registers` per thread (allocated in
-    granules of REGISTER_GRANULE), registers alone considered."""
-    allocated = -(-registers // REGISTER_GRANULE) * REGISTER_GRANULE
-    return SM_REGISTERS // (allocated * 32 * warps)
+    """How many programs of `warps` warps one H200 SM holds at once with `registers` per thread and no shared
+    memory: tilelab.inspect.census.programs_per_sm, which kernel-inspect reports for any kernel."""
+    from tilelab.inspect.census import programs_per_sm as held
+
+    return held(90, registers, warps)["programs"]
 
 
 def by_multiplication(n: int, divisor: int) -> int:
@@ -501,6 +500,7 @@ def direct_register_caps(s: Script) -> None:
     s.say(f"on 256x16 tiles of 4 warps, then the fastest ({DIRECT_NCU_ROWS}):")
     s.ask("registers per thread", registers)
     s.ask("programs of 4 warps one SM's 65536 registers hold (allocated 8 at a time)", programs_per_sm(registers, 4))
+    s.say("(kernel-inspect prints this as 'programs per SM' for any kernel it compiles.)")
     s.ask("% of cycles in which no warp was ready to issue", f"{idle}%: warps waiting on their loads")
     order = probe_tiles(TAPS_FIRST_PROBE, layer)
     best = {way: min(us for label, us in order.items() if re.fullmatch(rf"{way} \d+x\d+\S*", label))

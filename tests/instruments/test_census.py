@@ -266,3 +266,26 @@ def test_tool_output_parsing():
             "LDG.E.128 R4, desc[UR6][R2.64] ;\nLDG.E R5, [R2] ;")
     counted = census.count_sass(sass)
     assert counted["HGMMA"] == 1 and counted["QGMMA"] == 1 and counted["LDG by bits"] == {"128": 1, "32": 1}
+
+
+@pytest.mark.parametrize("registers,warps,shared,expected", [
+    (151, 4, 0, (3, "registers")),  # Nsight Compute's "Block Limit Registers 3" (results/h200-ncu-direct-rows-...)
+    (128, 4, 0, (4, "registers")),  # the same tile capped at 128 (ptxas's maxnreg): one more program
+    (56, 2, 0, (18, "registers")),  # "Block Limit Registers 18" (results/h200-ncu-direct-16-64-2-1.log)
+    (72, 2, 0, (14, "registers")),
+    (73, 2, 0, (12, "registers")),  # allocated as 80
+    (24, 4, 0, (16, "warps")),  # 16 programs of 4 warps are the 64 warps an SM has (registers would allow 21)
+    (32, 2, 0, (32, "registers")),  # a tie (32 by registers, by warps and by programs): the first named
+    (32, 1, 0, (32, "programs")),  # at most 32 programs, however small
+    (154, 8, 180248, (1, "registers")),  # the persistent matmul: registers and shared memory both allow one
+    (64, 4, 100 * 1024, (2, "shared memory")),  # 2 x (100 KB + 1 KB) of 228 KB
+])
+def test_programs_per_sm(registers, warps, shared, expected):
+    found = census.programs_per_sm(90, registers, warps, shared)
+    assert (found["programs"], found["limited_by"]) == expected and found["warps"] == expected[0] * warps
+
+
+def test_programs_per_sm_needs_a_known_architecture_and_registers():
+    assert census.programs_per_sm(75, 64, 4) is None  # an architecture without limits in SM_LIMITS
+    assert census.programs_per_sm(90, None, 4) is None  # ptxas not found: no register count
+    assert census.programs_per_sm(80, 64, 4, 164 * 1024 - 1024)["limited_by"] == "shared memory"  # A100: 164 KB

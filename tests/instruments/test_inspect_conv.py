@@ -68,6 +68,20 @@ def test_conv_split_k_config_by_its_label(tmp_path):
     assert "atom.global.gpu.acq_rel.add" in (tmp_path / "conv2d_bn_silu_kernel.ptx").read_text()
 
 
+def test_a_register_cap_by_its_label_fits_one_more_program(tmp_path):
+    """The depthwise direct kernel on 256x16 tiles of 4 warps: uncapped about 149 registers, 3 programs per SM; its
+    candidate capped at 128 (ptxas's maxnreg, in the PTX) spills a little and fits 4."""
+    args = ("--groups", "144", "--channels", "144", "--target", "sm_90")
+    free = inspect(tmp_path / "free", "--config", "256x16x16-g1-w4-s1", *args)
+    capped = inspect(tmp_path / "capped", "--config", "256x16x16-g1-w4-s1-r128", *args)
+    assert capped["config"]["maxnreg"] == 128 and free["config"]["maxnreg"] == 0
+    assert ".maxnreg 128" in (tmp_path / "capped" / "conv2d_bn_silu_direct_kernel.ptx").read_text()
+    if free["census"]["resources"]["registers"] is not None:  # ptxas ships inside Triton's wheel
+        assert free["census"]["resources"]["registers"] > 128 >= capped["census"]["resources"]["registers"]
+        assert (free["census"]["occupancy"]["programs"], capped["census"]["occupancy"]["programs"]) == (3, 4)
+        assert capped["census"]["occupancy"]["limited_by"] == "registers"
+
+
 def test_conv_table_names_the_implicit_gemm(tmp_path):
     done = run_tool("tilelab.inspect", "--op", "conv2d_bn_silu", "--config", "seed", "--target", "sm_80",
                     "--output", str(tmp_path), interpret=False)

@@ -18,6 +18,7 @@ compiler chose:
                         registers kernel does it to B
 SASS (the real machine code, via cuobjdump) confirms what ptxas kept:
 HMMA / HGMMA (QGMMA for fp8) tensor-core ops, LDSM, LDGSTS, UTMALDG, LDG widths.
+Registers and shared memory per program say how many programs an SM holds at once (`programs_per_sm`).
 """
 
 import re
@@ -126,6 +127,33 @@ def parse_res_usage(text: str) -> dict:
         if m := re.search(rf"\b{key}:(\d+)", text):
             found[key.lower()] = int(m.group(1))
     return found
+
+
+# What one SM holds at once (CUDA's occupancy limits) for kernel-inspect's named targets: its register file,
+# warps, programs (thread blocks) and shared memory in bytes, of which the driver keeps 1 KB per program.
+SM_LIMITS = {
+    80: {"registers": 65536, "warps": 64, "programs": 32, "shared_bytes": 164 * 1024},  # A100
+    90: {"registers": 65536, "warps": 64, "programs": 32, "shared_bytes": 228 * 1024},  # H100, H200
+}
+SHARED_BYTES_RESERVED_PER_PROGRAM = 1024
+REGISTER_GRANULE = 8  # registers per thread are allocated 8 at a time (256 per warp)
+
+
+def programs_per_sm(arch: int, registers: int | None, num_warps: int, shared_bytes: int = 0) -> dict | None:
+    """How many programs of a kernel one SM can hold at once, and which resource stops it: {"programs",
+    "warps", "limited_by": "registers" | "warps" | "programs" | "shared memory"}; None for an architecture not in
+    SM_LIMITS or without a register count. More programs per SM hide more latency: ptxas's `maxnreg` trades
+    registers (and spills) for them (`tilelab.ops.conv.register_cap`)."""
+    limits = SM_LIMITS.get(arch)
+    if limits is None or not registers:
+        return None
+    allocated = -(-registers // REGISTER_GRANULE) * REGISTER_GRANULE
+    by = {"registers": limits["registers"] // (allocated * 32 * num_warps),
+          "warps": limits["warps"] // num_warps,
+          "programs": limits["programs"],
+          "shared memory": limits["shared_bytes"] // (shared_bytes + SHARED_BYTES_RESERVED_PER_PROGRAM)}
+    limited_by = min(by, key=by.get)  # the first of equals: registers before warps before the others
+    return {"programs": by[limited_by], "warps": by[limited_by] * num_warps, "limited_by": limited_by}
 
 
 def uses_tensor_cores(ptx_counts: dict[str, int]) -> bool:

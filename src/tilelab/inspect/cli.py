@@ -18,7 +18,7 @@
 
 No GPU is needed (except for --target native): Triton compiles for a
 described target, and the cuobjdump/ptxas inside Triton's wheel give SASS,
-registers and spills.
+registers and spills, and from those the programs an SM holds at once.
 """
 
 import argparse
@@ -39,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
         prog="kernel-inspect",
         description="Compile a tilelab kernel for a target, save every stage (ttir, ttgir, llir, ptx, cubin, "
                     "sass) and print a census: MMA instructions, async copies, load widths, registers, "
-                    "spills, shared memory.",
+                    "spills, shared memory, programs per SM.",
         epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--op", default="matmul", choices=["matmul", "scaled_matmul", "conv2d_bn_silu"],
@@ -214,6 +214,10 @@ def print_census(result) -> None:
     spills = resources.get("spill_stores_bytes"), resources.get("spill_loads_bytes")
     table.add_row("spills (store/load bytes)", f"{spills[0]}/{spills[1]}", "registers that did not fit")
     table.add_row("shared memory (bytes)", str(resources.get("shared_bytes")), "dynamic, per program")
+    occupancy = c.get("occupancy")
+    if occupancy:
+        table.add_row("programs per SM", f"{occupancy['programs']} ({occupancy['warps']} warps), limited by "
+                      f"{occupancy['limited_by']}", "at once, by registers, warps, programs and shared memory")
     if "sass" in c:
         sass = {k: v for k, v in c["sass"].items() if k != "LDG by bits"}
         table.add_row("SASS", ", ".join(f"{k} {v}" for k, v in sass.items() if v) or "-", "what ptxas kept")
