@@ -82,6 +82,8 @@ EXERCISES = [
              "tiles", ("persistent_grid", "tiles_of_program", "persistent_matmul_kernel", "launch_persistent")),
     Exercise("triton_depthwise", "I10", "triton", "a depthwise convolution: filter rows, and pixels found by "
              "multiplication", ("division_magic", "depthwise_kernel", "launch_depthwise")),
+    Exercise("occupancy", "I10", "python", "how many programs one SM holds at once, and the register cap that "
+             "fits one more", ("registers_allocated", "programs_per_sm", "register_cap_for")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -19,6 +19,15 @@ HINTS = {
         "class_shift: row 1 of 2000-byte rows starts at byte 2000 = 15 x 128 + 80: 80 bytes past a line, so a"
         " class of 8 rows reads 80 bytes (40 fp16 elements) early. Row 9 starts 8 x 2000 = 125 x 128 bytes later.",
     ],
+    "occupancy": [
+        "registers_allocated: 151 registers are set aside as 152, the next multiple of 8: -(-151 // 8) * 8.",
+        "programs_per_sm, registers: a program of 4 warps has 128 threads, each with 152 registers: 19456 of"
+        " the SM's 65536, so 65536 // 19456 = 3 programs.",
+        "programs_per_sm, the other limits: 64 // num_warps programs by warps, 32 by programs, and"
+        " 233472 // (shared_bytes + 1024) by shared memory. The answer is the smallest of the four.",
+        "register_cap_for: four programs of 4 warps are 4 * 4 * 32 = 512 threads; 65536 // 512 = 128 registers"
+        " each, already a multiple of 8. Round down to a multiple of 8, and never above 248.",
+    ],
     "filling": [
         "tile_count: ceil(1000 / 128) = 8 tiles along M and ceil(1000 / 64) = 16 along N: 8 x 16 = 128 tiles."
         " Round each side up with -(-m // block_m), then multiply.",

@@ -259,3 +259,31 @@ def division_magic(divisor: int) -> tuple[int, int]:
     magic = floor(2**shift / d) + 1. tests/learning/test_learning_reference.py keeps it the library's."""
     shift = 31 + (divisor - 1).bit_length()
     return (1 << shift) // divisor + 1, shift
+
+
+# -- exercise 22: programs per SM (the library's rule: tilelab.inspect.census.programs_per_sm, for sm_90) -----
+
+SM_REGISTERS = 65536
+SM_WARPS = 64
+SM_PROGRAMS = 32
+SM_SHARED_BYTES = 228 * 1024
+SHARED_RESERVED_BYTES = 1024  # the driver's own, per program
+REGISTER_GRANULE = 8
+MAX_REGISTERS = 255
+
+
+def registers_allocated(registers: int) -> int:
+    return cdiv(registers, REGISTER_GRANULE) * REGISTER_GRANULE
+
+
+def programs_per_sm(registers: int, num_warps: int, shared_bytes: int = 0) -> int:
+    """tests/learning/test_learning_reference.py keeps it the library's."""
+    return min(SM_REGISTERS // (registers_allocated(registers) * 32 * num_warps), SM_WARPS // num_warps,
+               SM_PROGRAMS, SM_SHARED_BYTES // (shared_bytes + SHARED_RESERVED_BYTES))
+
+
+def register_cap_for(programs: int, num_warps: int) -> int:
+    """The largest maxnreg (a multiple of 8, at most 255 rounded down to 248) at which `programs` programs of
+    num_warps warps fit in the register file."""
+    return min(SM_REGISTERS // (programs * 32 * num_warps) // REGISTER_GRANULE * REGISTER_GRANULE,
+               MAX_REGISTERS // REGISTER_GRANULE * REGISTER_GRANULE)

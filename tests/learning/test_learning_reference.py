@@ -245,3 +245,24 @@ def test_exercise_21_division_magic_is_the_library_s():
     assert division_magic(1) == (2147483649, 31) and division_magic(7) == (2454267027, 34)
     assert division_magic(56) == (2454267027, 37) and (123456 * 2454267027) >> 37 == 2204 == 123456 // 56
     assert (56 * ((1 << 37) // 56)) >> 37 == 0  # without the +1, 56 // 56 comes out as 0 (workshop I10, part 4)
+
+
+def test_occupancy_reference_is_the_library_s():
+    """Exercise 22's answers (learning/checking/reference.py) against kernel-inspect's count for sm_90
+    (tilelab.inspect.census.programs_per_sm), over every warp count and a sweep of registers and shared memory."""
+    from tilelab.inspect import census
+
+    for warps in (1, 2, 4, 8):
+        for registers in range(1, 256, 3):
+            for shared in (0, 1024, 16384, 50000, 100 * 1024, 116736, 232448):
+                assert ref.programs_per_sm(registers, warps, shared) == census.programs_per_sm(
+                    90, registers, warps, shared)["programs"], (registers, warps, shared)
+    # The cap that fits n programs does fit them, and 8 more registers would not (below the 248 ceiling).
+    for warps in (1, 2, 4, 8):
+        for programs in range(1, 33):
+            cap = ref.register_cap_for(programs, warps)
+            assert cap % 8 == 0 and cap <= 248
+            if cap >= 8:
+                assert ref.programs_per_sm(cap, warps) >= min(programs, 64 // warps)
+            if cap < 248:
+                assert ref.SM_REGISTERS // ((cap + 8) * 32 * warps) < programs
