@@ -181,15 +181,16 @@ def name(shape) -> str:
 
 
 def probe_section(path: str, heading: str) -> str:
-    """A probe log's section: the text after the line that starts "== <heading>", up to the next "==" line.
-    `heading` ends in "\n" for a whole heading line, in " " for its first word."""
-    return (ROOT / path).read_text().split(f"== {heading}", 1)[1].split("\n==", 1)[0]
+    """A probe log's section: what follows "== <heading>" up to the next "==" line. The heading is a whole line
+    ("== 32x144x56x56x144x3x1x144") or its start before a space ("== 32x144x56x56x144x3x1x144 (28.9 MB ...)")."""
+    text = (ROOT / path).read_text()
+    return re.split(rf"== {re.escape(heading)}(?=[ \n])", text, maxsplit=1)[1].split("\n==", 1)[0]
 
 
 def probe_us(path: str, section: str, pattern: str) -> float:
     """The first time that `pattern` (a regular expression with one group) finds in a probe log's section
     ("== <section>" up to the next "==")."""
-    return float(re.search(pattern, probe_section(path, f"{section}\n")).group(1))
+    return float(re.search(pattern, probe_section(path, section)).group(1))
 
 
 def bench_geometry(shape: tuple):
@@ -210,8 +211,7 @@ def ncu_metric(path: str, metric: str) -> float:
 def probe_tiles(path: str, layer: str) -> dict[str, float]:
     """A direct-kernel probe's times in the section of `layer` ("== 32x144x56x56x144x3x1x144 (...)"): {label: us},
     torch's under "torch". Labels may hold spaces ("taps-first 16x64x16-g1-w2-s1", "... maxnreg 128")."""
-    whole_line = f"== {layer} " not in (ROOT / path).read_text()  # "== <layer> (...)" or "== <layer>" alone
-    body = probe_section(path, f"{layer}\n" if whole_line else f"{layer} ")
+    body = probe_section(path, layer)
     return {label: float(us) for label, us in re.findall(r"(?m)^ +(\S.*?) +([\d.]+) us", body)}
 
 
