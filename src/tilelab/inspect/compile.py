@@ -328,9 +328,8 @@ def take_census(stages: dict, compiled, on_this_gpu: bool) -> dict:
         except Exception:
             pass
     found["resources"] = resources
-    if arch:
-        found["occupancy"] = census.programs_per_sm(int(re.sub(r"\D", "", arch.group(1))), resources["registers"],
-                                                   compiled.metadata.num_warps, resources["shared_bytes"] or 0)
+    found["occupancy"] = census.programs_per_sm(compiled.metadata.target.arch, resources["registers"],
+                                               compiled.metadata.num_warps, resources["shared_bytes"] or 0)
     cubin = stages.get("cubin")
     if cubin:
         disassembly = tools.sass(cubin)
