@@ -108,6 +108,65 @@ def batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr
 
 
 @triton.jit
+def tap_blocks(step, c_steps, ks, x_images, w_channels, window_h, window_w, pixel_ok, channel_ok, group_channels,
+               C_IN, H, W, stride_xc, stride_xh, stride_xw, stride_wc, stride_wh, stride_ww, DIL_H, DIL_W,
+               KW: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_DIAGONAL: tl.constexpr, GROUP_C_IN, GROUP_C_OUT):
+    """K step `step` of the implicit GEMM, taps outermost: filter tap step // c_steps, input channels
+    (step % c_steps) * BLOCK_K + ks. A [pixels, BLOCK_K] holds one input pixel per row: with channels-last storage
+    each row is a contiguous run of channels. B [BLOCK_K, channels] holds the weights that multiply it."""
+    tap = step // c_steps
+    r = tap // KW
+    s = tap % KW
+    c = (step % c_steps) * BLOCK_K + ks
+    c_ok = c < C_IN
+    ih = window_h + r * DIL_H
+    iw = window_w + s * DIL_W
+    # Taps in the padding read 0 (the mask), which adds nothing, as zero padding means.
+    inside = pixel_ok & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
+    x_rows = x_images + ih * stride_xh + iw * stride_xw
+    a = tl.load(x_rows[:, None] + c[None, :] * stride_xc, mask=inside[:, None] & c_ok[None, :], other=0.0)
+    w_cols = w_channels + r * stride_wh + s * stride_ww
+    b_ok = c_ok[:, None] & channel_ok[None, :]
+    w_rows = c
+    if BLOCK_DIAGONAL:
+        # Input channel c of the bundle belongs to group c // GROUP_C_IN, and is row c % GROUP_C_IN of that
+        # group's weights; the other groups' outputs get a 0 from it.
+        b_ok &= (c // GROUP_C_IN)[:, None] == (group_channels // GROUP_C_OUT)[None, :]
+        w_rows = c % GROUP_C_IN
+    b = tl.load(w_cols[None, :] + w_rows[:, None] * stride_wc, mask=b_ok, other=0.0)
+    return a, b
+
+
+@triton.jit
+def flat_k_blocks(k, x_images, w_channels, window_h, window_w, pixel_ok, channel_ok, group_channels, C_IN, H, W,
+                  stride_xc, stride_xh, stride_xw, stride_wc, stride_wh, stride_ww, DIL_H, DIL_W,
+                  KH: tl.constexpr, KW: tl.constexpr, BLOCK_DIAGONAL: tl.constexpr, GROUP_C_IN, GROUP_C_OUT):
+    """The K step whose terms are `k` (a [BLOCK_K] range of K = KH * KW * C_IN), each its own filter tap and
+    input channel: k = (r * KW + s) * C_IN + c. For 33 input channels a 3x3 filter takes 5 steps of 64 instead of
+    9 (one per tap, each 33 of 64 full); for 3 channels one step of 32 instead of 9 of 16. The price: the padding
+    test is made per element, not per pixel. The divisions are on k alone ([BLOCK_K]), not on the block."""
+    tap = k // C_IN
+    c = k - tap * C_IN
+    r = tap // KW
+    s = tap - r * KW
+    k_ok = r < KH  # terms past K (r = KH and beyond) read nothing
+    ih = window_h[:, None] + (r * DIL_H)[None, :]
+    iw = window_w[:, None] + (s * DIL_W)[None, :]
+    inside = pixel_ok[:, None] & k_ok[None, :] & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
+    x_rows = x_images + window_h * stride_xh + window_w * stride_xw  # each window's first tap
+    x_terms = r * (DIL_H * stride_xh) + s * (DIL_W * stride_xw) + c * stride_xc
+    a = tl.load(x_rows[:, None] + x_terms[None, :], mask=inside, other=0.0)
+    b_ok = k_ok[:, None] & channel_ok[None, :]
+    w_rows = c
+    if BLOCK_DIAGONAL:  # as in `tap_blocks`
+        b_ok &= (c // GROUP_C_IN)[:, None] == (group_channels // GROUP_C_OUT)[None, :]
+        w_rows = c % GROUP_C_IN
+    b = tl.load(w_channels[None, :] + (r * stride_wh + s * stride_ww + w_rows * stride_wc)[:, None], mask=b_ok,
+                other=0.0)
+    return a, b
+
+
+@triton.jit
 def conv2d_bn_silu_kernel(
     x_ptr, w_ptr, bias_ptr, mean_ptr, var_ptr, gamma_ptr, beta_ptr, y_ptr, ws_ptr, counters_ptr,
     BATCH, C_IN, H, W, C_OUT, OH, OW,
@@ -127,6 +186,7 @@ def conv2d_bn_silu_kernel(
     BLOCK_DIAGONAL: tl.constexpr,
     SPLIT_K: tl.constexpr,
     X_ALIGN: tl.constexpr, W_ALIGN: tl.constexpr, Y_ALIGN: tl.constexpr,
+    FLAT_K: tl.constexpr = False,
 ):
     """y = SiLU(batch_norm(conv2d(x, w, groups) + bias)) as an implicit GEMM per bundle of groups: one
     BLOCK_M x BLOCK_N tile (pixels x the bundle's output channels) per program; the grid's second axis is the
@@ -142,6 +202,9 @@ def conv2d_bn_silu_kernel(
     channels, several (C_IN / GROUP_C_IN of them): their product is one matrix product whose weight block is
     block-diagonal, input channel c feeding only its own group's GROUP_C_OUT outputs. The zeros cost tensor-core
     work, which such a layer has plenty of; one group per program would make programs too short to hide a load.
+
+    FLAT_K: the K steps run over K as one flat range, filter tap and input channel together (`flat_k_blocks`),
+    instead of one tap at a time: for few or ragged input channels, whose runs per tap fill little of a K step.
 
     X_ALIGN > 1 (W_ALIGN > 1): the launcher found C_IN and x's (the weight's) pixel strides multiples of it,
     which Triton's own specialization (multiples of 16) does not say of 24 or 40 channels. Rounded down to that
@@ -191,37 +254,28 @@ def conv2d_bn_silu_kernel(
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     c_steps = tl.cdiv(C_IN, BLOCK_K)
-    steps = KH * KW * c_steps
+    if FLAT_K:
+        steps = tl.cdiv(KH * KW * C_IN, BLOCK_K)
+    else:
+        steps = KH * KW * c_steps
     first_step = 0
     if SPLIT_K > 1:  # this program's slice of the K steps
         per_slice = tl.cdiv(steps, SPLIT_K)
         first_step = k_slice * per_slice
         steps = tl.minimum(first_step + per_slice, steps)
     # The K loop walks the taps outermost and the input channels innermost, in BLOCK_K runs that never cross a
-    # tap, so one K step reads one input pixel per row: with channels-last storage each row of the block is a
-    # contiguous run of channels. One loop over all K steps (tap, then channel run), so the compiler pipelines
-    # the whole reduction, not a few channel runs per tap.
+    # tap (`tap_blocks`), or, with FLAT_K, K as one range (`flat_k_blocks`). One loop over all K steps, so the
+    # compiler pipelines the whole reduction, not a few channel runs per tap.
     for step in range(first_step, steps):
-        tap = step // c_steps
-        r = tap // KW
-        s = tap % KW
-        c = (step % c_steps) * BLOCK_K + ks
-        c_ok = c < C_IN
-        ih = window_h + r * DIL_H
-        iw = window_w + s * DIL_W
-        # Taps in the padding read 0 (the mask), which adds nothing, as zero padding means.
-        inside = pixel_ok & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
-        x_rows = x_images + ih * stride_xh + iw * stride_xw
-        a = tl.load(x_rows[:, None] + c[None, :] * stride_xc, mask=inside[:, None] & c_ok[None, :], other=0.0)
-        w_cols = w_channels + r * stride_wh + s * stride_ww
-        b_ok = c_ok[:, None] & channel_ok[None, :]
-        w_rows = c
-        if BLOCK_DIAGONAL:
-            # Input channel c of the bundle belongs to group c // GROUP_C_IN, and is row c % GROUP_C_IN of that
-            # group's weights; the other groups' outputs get a 0 from it.
-            b_ok &= (c // GROUP_C_IN)[:, None] == (group_channels // GROUP_C_OUT)[None, :]
-            w_rows = c % GROUP_C_IN
-        b = tl.load(w_cols[None, :] + w_rows[:, None] * stride_wc, mask=b_ok, other=0.0)
+        if FLAT_K:
+            a, b = flat_k_blocks(step * BLOCK_K + ks, x_images, w_channels, window_h, window_w, pixel_ok,
+                                 channel_ok, group_channels, C_IN, H, W, stride_xc, stride_xh, stride_xw,
+                                 stride_wc, stride_wh, stride_ww, DIL_H, DIL_W, KH, KW, BLOCK_DIAGONAL,
+                                 GROUP_C_IN, GROUP_C_OUT)
+        else:
+            a, b = tap_blocks(step, c_steps, ks, x_images, w_channels, window_h, window_w, pixel_ok, channel_ok,
+                              group_channels, C_IN, H, W, stride_xc, stride_xh, stride_xw, stride_wc, stride_wh,
+                              stride_ww, DIL_H, DIL_W, KW, BLOCK_K, BLOCK_DIAGONAL, GROUP_C_IN, GROUP_C_OUT)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
 
     if SPLIT_K == 1:

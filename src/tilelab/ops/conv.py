@@ -58,20 +58,26 @@ PACKED_K = 32
 @dataclasses.dataclass(frozen=True)
 class ConvConfig(Config):
     """A `tuning.Config` plus the implicit GEMM's split-K: each tile's K steps cut into `split_k` slices, one
-    program each, summed by the last to finish (`conv2d_bn_silu_kernel`); and `maxnreg`, ptxas's cap on registers
-    per thread (0: none), which lets more programs share an SM, spilling what no longer fits. A plain Config
-    means split_k 1 and no cap."""
+    program each, summed by the last to finish (`conv2d_bn_silu_kernel`); `maxnreg`, ptxas's cap on registers
+    per thread (0: none), which lets more programs share an SM, spilling what no longer fits; and the implicit
+    GEMM's `flat_k`: K steps that run over filter taps and input channels as one range (`flat_k_blocks`), for
+    few or ragged input channels. A plain Config means split_k 1, no cap, one tap per K step."""
 
     split_k: int = 1
     maxnreg: int = 0
+    flat_k: bool = False
 
     def label(self) -> str:
         return (super().label() + (f"-sk{self.split_k}" if self.split_k > 1 else "")
-                + (f"-r{self.maxnreg}" if self.maxnreg else ""))
+                + (f"-r{self.maxnreg}" if self.maxnreg else "") + ("-flat" if self.flat_k else ""))
 
 
 def split_k_of(config: Config) -> int:
     return getattr(config, "split_k", 1)
+
+
+def flat_k_of(config: Config) -> bool:
+    return getattr(config, "flat_k", False)
 
 
 def register_cap(config: Config) -> dict:
@@ -109,6 +115,10 @@ SPLIT_K_FACTORS = (2, 4)
 SPLIT_K_MIN_STEPS = 8
 SPLIT_K_MAX_WAVES = 4
 SPLIT_K_LIMIT = 64  # an explicit ConvConfig's most slices (more only multiply partials and counters)
+# Flat K steps (`ConvConfig.flat_k`) are timed for layers whose input channels fill under FLAT_K_BELOW of a K step
+# of FLAT_K_STEP 16-bit terms per filter tap (`flat_k_fits`).
+FLAT_K_STEP = 64
+FLAT_K_BELOW = 0.8
 # ptxas's register cap, as a ConvConfig may set it: a thread has at most 255 registers, allocated 8 at a time.
 MIN_REGISTER_CAP, MAX_REGISTER_CAP = 32, 248
 
@@ -420,6 +430,8 @@ def _check_tile(config: Config) -> None:
             MIN_REGISTER_CAP <= cap <= MAX_REGISTER_CAP and cap % 8 == 0):
         raise contracts.ContractError(f"config.maxnreg must be 0 (no cap) or a multiple of 8 from {MIN_REGISTER_CAP} "
                                       f"to {MAX_REGISTER_CAP} registers per thread; got {cap!r}")
+    if not isinstance(flat_k_of(config), bool):
+        raise contracts.ContractError(f"config.flat_k must be True or False; got {flat_k_of(config)!r}")
 
 
 def _check_direct_tile(config: Config) -> None:
@@ -429,6 +441,10 @@ def _check_direct_tile(config: Config) -> None:
         raise contracts.ContractError(
             f"config.split_k={split_k_of(config)}: the direct kernel (grouped, under {DOT_MIN_K} input channels per "
             "group, unbundled) has no K loop to split; use split_k=1")
+    if flat_k_of(config):
+        raise contracts.ContractError(
+            f"config.flat_k=True: the direct kernel (grouped, under {DOT_MIN_K} input channels per group, unbundled) "
+            "has no K steps to lay out; use flat_k=False")
     per_thread = config.block_m * config.block_n // (32 * config.num_warps)
     if per_thread > DIRECT_MAX_SUMS_PER_THREAD:
         raise contracts.ContractError(
@@ -487,6 +503,9 @@ def candidates(g: ConvGeometry, element_size: int, sms: int = 132) -> list[Confi
     if uses_direct_kernel(g):
         return tuning.prune(DIRECT_CANDIDATES, m, g.c_out, element_size)
     found = [*_fitted(GPU_CANDIDATES, g, element_size)]
+    if flat_k_fits(g):
+        found += [dataclasses.replace(ConvConfig(**c.as_dict()), flat_k=True)
+                  for c in _fitted(GPU_CANDIDATES, g, element_size, longest_k=g.gemm()[2])]
     for tile in _fitted(SPLIT_K_TILES, g, element_size):
         steps = g.kh * g.kw * tuning.ceil_div(g.bundle_c_in, tile.block_k)
         programs = tuning.tile_count(m, n, tile) * (g.groups // g.bundle)
@@ -498,13 +517,24 @@ def candidates(g: ConvGeometry, element_size: int, sms: int = 132) -> list[Confi
     return list(dict.fromkeys(found))
 
 
-def _fitted(tiles, g: ConvGeometry, element_size: int) -> list[Config]:
-    """`tiles` pruned for this problem, their K steps as long in bytes as 16-bit ones and no longer than a
-    bundle's input channels."""
+def flat_k_fits(g: ConvGeometry) -> bool:
+    """Whether flat K steps (`ConvConfig.flat_k`) are worth timing: an implicit GEMM of one group per tile, a
+    filter of several taps, and input channels that fill under FLAT_K_BELOW of a K step per tap (3, 24, 33, 40,
+    96 channels; 64 or 128 fill whole steps)."""
+    if uses_direct_kernel(g) or g.bundle > 1 or g.kh * g.kw == 1:
+        return False
+    step = min(FLAT_K_STEP, tuning.pow2_at_least(g.c_in_per_group, 16))
+    return g.c_in_per_group / (tuning.ceil_div(g.c_in_per_group, step) * step) < FLAT_K_BELOW
+
+
+def _fitted(tiles, g: ConvGeometry, element_size: int, longest_k: int | None = None) -> list[Config]:
+    """`tiles` pruned for this problem, their K steps as long in bytes as 16-bit ones and no longer than
+    `longest_k` (default: a bundle's input channels, as one K step never crosses a filter tap), rounded up to a
+    power of two."""
     m, n, _ = g.gemm()
     if element_size >= 4:
         tiles = [dataclasses.replace(c, block_k=c.block_k // 2) for c in tiles]  # the same bytes per K step
-    longest_k = tuning.pow2_at_least(g.bundle_c_in, 16)
+    longest_k = tuning.pow2_at_least(g.bundle_c_in if longest_k is None else longest_k, 16)
     tiles = [dataclasses.replace(c, block_k=min(c.block_k, longest_k)) for c in tiles]
     return list(dict.fromkeys(tuning.prune(tiles, m, n, element_size)))
 
@@ -594,7 +624,7 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     args = (*pointers, *scratch, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides,
             g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n,
             config.block_k, config.group_m, input_precision, *epilogue, g.bundle > 1, split_k,
-            *vector_hints(x, weight, g), output_hint(y, g))
+            *vector_hints(x, weight, g), output_hint(y, g), flat_k_of(config))
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages,
                                            **register_cap(config))
     return compiled, grid, args
@@ -823,7 +853,7 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
                         GROUP_C_IN=geometry.c_in_per_group, GROUP_C_OUT=geometry.c_out_per_group)
         constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
                           INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1,
-                          SPLIT_K=split_k_of(config))
+                          SPLIT_K=split_k_of(config), FLAT_K=flat_k_of(config))
         constexprs.update(zip(("X_ALIGN", "W_ALIGN"), vector_hints(images, weight, geometry), strict=True),
                           Y_ALIGN=output_hint(outputs, geometry))
 
