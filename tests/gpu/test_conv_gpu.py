@@ -1,5 +1,5 @@
-"""conv2d_bn_silu on the GPU: every tile the tuner may choose (the implicit GEMM's, grouped or not, and the direct
-kernel's), CUDA graphs, replays, and offsets past 2**31."""
+"""conv2d_bn_silu on the GPU: every tile the tuner may choose (the implicit GEMM's, grouped or not, flat K steps
+included, and the direct kernel's), CUDA graphs, replays, and offsets past 2**31."""
 
 import pytest
 import torch
@@ -29,6 +29,27 @@ def test_every_candidate_tile(dtype, rng):
     for config in _all_candidates(x.element_size()):
         y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=config)
         assert_matches(y, x, weight, bias, params, padding=1, label=config.label())
+
+
+# batch, C_in, H, W, C_out, kernel, stride, groups: layers whose candidates include flat K steps (`flat_k_fits`).
+FLAT_LAYERS = [(3, 3, 40, 37, 32, 3, 2, 1), (3, 33, 19, 23, 65, 3, 1, 1), (2, 48, 13, 11, 40, 3, 1, 2)]
+
+
+@pytest.mark.parametrize("layer", FLAT_LAYERS, ids=["stem", "ragged", "24-per-group"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
+def test_every_flat_tile(dtype, layer, rng):
+    batch, c_in, h, w, c_out, k, stride, groups = layer
+    geometry = conv_op.ConvGeometry(batch, c_in, h, w, c_out, k, k, (stride, stride), (k // 2, k // 2), (1, 1),
+                                    groups)
+    x, weight, bias, params = make_problem(batch, c_in, h, w, c_out, k, dtype, "cuda", rng, groups=groups)
+    x = x.to(memory_format=torch.channels_last)
+    weight = weight.to(memory_format=torch.channels_last)
+    flat = [c for c in conv_op.candidates(geometry, x.element_size()) if conv_op.flat_k_of(c)]
+    assert flat
+    conv = {"stride": stride, "padding": k // 2, "groups": groups}
+    for config in flat:
+        y = tilelab.conv2d_bn_silu(x, weight, bias, **params, config=config, **conv)
+        assert_matches(y, x, weight, bias, params, label=config.label(), **conv)
 
 
 # (C_in, C_out, groups) on the direct kernel: depthwise, a channel multiplier of 2, 3 in and 3 out per group in

@@ -383,6 +383,68 @@ def test_a_split_config_is_labelled_and_round_trips_through_the_tuning_table():
     assert conv_op.split_k_of(conv_op.SEED) == 1
 
 
+# -- flat K steps -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("c_in,flat", [(3, True), (24, True), (33, True), (40, True), (96, True), (16, False),
+                                       (64, False), (128, False), (160, False)])
+def test_flat_k_is_timed_where_a_taps_channels_fill_little_of_a_k_step(c_in, flat):
+    """3 channels fill 3 of a K step of 16, 33 fill 33 of 64, 96 fill 96 of 128; 160 fill 160 of 192 (83%)."""
+    g = geometry(c_in=c_in, c_out=64)
+    assert conv_op.flat_k_fits(g) is flat
+    for element_size in (2, 4):
+        found = conv_op.candidates(g, element_size)
+        flats = [c for c in found if conv_op.flat_k_of(c)]
+        assert bool(flats) is flat and len(set(found)) == len(found)
+        if flat:  # each tap tile's twin, its K steps as long as K allows (9 taps x c_in), not as a tap's channels
+            assert len(flats) == len(conv_op._fitted(conv_op.GPU_CANDIDATES, g, element_size))
+            longest = min(64 if element_size == 2 else 32, tuning.pow2_at_least(9 * c_in, 16))
+            assert max(c.block_k for c in flats) == longest
+            assert all(c.label().endswith("-flat") and conv_op.split_k_of(c) == 1 for c in flats)
+
+
+def test_flat_k_is_not_timed_for_1x1_filters_bundles_or_the_direct_kernel():
+    assert not conv_op.flat_k_fits(geometry(c_in=33, k=1))
+    bundled = grouped(c_in=128, c_out=128, groups=32)  # 4 per group, bundles of 8
+    assert bundled.bundle == 8 and not conv_op.flat_k_fits(bundled)
+    assert not conv_op.flat_k_fits(grouped(c_in=72, c_out=72, groups=72))  # depthwise
+    assert conv_op.flat_k_fits(grouped(c_in=48, c_out=48, groups=2))  # 24 per group, one GEMM each
+
+
+def test_a_flat_config_is_labelled_and_round_trips_through_the_tuning_table():
+    config = conv_op.ConvConfig(128, 32, 64, 8, num_warps=4, num_stages=4, flat_k=True)
+    assert config.label() == "128x32x64-g8-w4-s4-flat"
+    assert conv_op.ConvConfig.from_dict(config.as_dict()) == config
+    # A winner tuned before flat K steps existed reads as one tap per step.
+    older = {k: v for k, v in config.as_dict().items() if k != "flat_k"}
+    assert not conv_op.flat_k_of(conv_op.ConvConfig.from_dict(older)) and not conv_op.flat_k_of(conv_op.SEED)
+
+
+_FLAT_WORKER = r"""
+import json, re, collections, torch, triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from tilelab.ops.conv import inspection_source
+
+found = {}
+for label in ("64x32x64-g8-w4-s4", "64x32x64-g8-w4-s4-flat"):
+    kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, None, label, 3, 1, 33, 65)
+    compiled = triton.compile(ASTSource(kernel, signature, constexprs, attrs), target=GPUTarget("cuda", 90, 64),
+                              options={"num_warps": config.num_warps, "num_stages": config.num_stages})
+    ops = re.findall(r"\b(wgmma\.mma_async|ld\.local|st\.local)\b", compiled.asm["ptx"])
+    found[label] = {**collections.Counter(ops), "flat": constexprs["FLAT_K"]}
+print(json.dumps(found))
+"""
+
+
+def test_ragged_channels_compile_flat_k_steps_to_wgmma():
+    """33 channels, 3x3, on sm_90: the flat tile compiles to wgmma as the tap tile does, with FLAT_K set."""
+    found = json.loads(run_without_interpreter(_FLAT_WORKER))
+    flat, tap = found["64x32x64-g8-w4-s4-flat"], found["64x32x64-g8-w4-s4"]
+    assert flat["flat"] is True and tap["flat"] is False
+    assert flat.get("wgmma.mma_async", 0) > 0 and tap.get("wgmma.mma_async", 0) > 0
+
+
 _SPLIT_WORKER = r"""
 import json, re, collections, torch, triton
 from triton.backends.compiler import GPUTarget
