@@ -403,12 +403,14 @@ def test_flat_k_is_timed_where_a_taps_channels_fill_little_of_a_k_step(c_in, fla
             assert all(c.label().endswith("-flat") and conv_op.split_k_of(c) == 1 for c in flats)
 
 
-def test_flat_k_is_not_timed_for_1x1_filters_bundles_or_the_direct_kernel():
+def test_flat_k_is_not_timed_for_1x1_filters_bundles_the_direct_kernel_or_no_channels():
     assert not conv_op.flat_k_fits(geometry(c_in=33, k=1))
     bundled = grouped(c_in=128, c_out=128, groups=32)  # 4 per group, bundles of 8
     assert bundled.bundle == 8 and not conv_op.flat_k_fits(bundled)
     assert not conv_op.flat_k_fits(grouped(c_in=72, c_out=72, groups=72))  # depthwise
     assert conv_op.flat_k_fits(grouped(c_in=48, c_out=48, groups=2))  # 24 per group, one GEMM each
+    # No input channels (an empty convolution; the GPU's tuner asks): nothing to lay out, and no division by 0.
+    assert not conv_op.flat_k_fits(geometry(c_in=0)) and conv_op.candidates(geometry(c_in=0), element_size=2)
 
 
 def test_a_flat_config_is_labelled_and_round_trips_through_the_tuning_table():

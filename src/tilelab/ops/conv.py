@@ -521,8 +521,8 @@ def flat_k_fits(g: ConvGeometry) -> bool:
     """Whether flat K steps (`ConvConfig.flat_k`) are worth timing: an implicit GEMM of one group per tile, a
     filter of several taps, and input channels that fill under FLAT_K_BELOW of a K step per tap (3, 24, 33, 40,
     96 channels; 64 or 128 fill whole steps)."""
-    if uses_direct_kernel(g) or g.bundle > 1 or g.kh * g.kw == 1:
-        return False
+    if uses_direct_kernel(g) or g.bundle > 1 or g.kh * g.kw == 1 or g.c_in_per_group == 0:
+        return False  # (no input channels: no K steps to lay out)
     step = min(FLAT_K_STEP, tuning.pow2_at_least(g.c_in_per_group, 16))
     return g.c_in_per_group / (tuning.ceil_div(g.c_in_per_group, step) * step) < FLAT_K_BELOW
 
