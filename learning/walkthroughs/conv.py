@@ -34,8 +34,12 @@ REGISTERS_PROBE = "results/h200-conv-split-registers-probe.log"  # the real spli
 # RegNetX-1.6GF's grouped layer at 28x28: channels and groups (24 channels per group), and the probe that timed it.
 REGNET = (168, 7)
 HINTS_PROBE = "results/h200-conv-vector-hints-probe-2.log"
-# kernel-bench --op conv2d_bn_silu on the H200, fp16, all ten layers from the shipped table (twenty-fifth session).
-DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session25.json"
+# kernel-bench --op conv2d_bn_silu on the H200, fp16, all ten layers from the shipped table (twenty-eighth session,
+# flat K steps shipped), and the run before flat K steps (twenty-fifth session).
+DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session28.json"
+TAP_STEPS_RUN = "results/h200-conv2d_bn_silu-float16-session25.json"
+# The layers flat K steps were made for, as kernel-bench names them: the 3-channel stem and 33 ragged channels.
+FEW_CHANNEL_LAYERS = ((8, 3, 640, 640, 32, 3, 2), (7, 33, 31, 29, 65, 3, 1))
 # The direct kernel, kernel-bench's shapes (batch, C_in, H, W, C_out, kernel, stride, groups): MobileNetV2's
 # depthwise layer of 144 channels, and a depthwise layer with a channel multiplier of 2 (C_out = 2 * C_in).
 DEPTHWISE_LAYER = (32, 144, 56, 56, 144, 3, 1, 144)
@@ -238,6 +242,26 @@ def pixel_by_multiplication(m: int, oh_size: int, ow_size: int) -> tuple[int, in
     return image, rows - image * oh_size, m - rows * ow_size
 
 
+def flat_section(s: Script, g, k: int, bk: int) -> None:
+    """Flat K steps: K as one range, a step free to cross taps (`ConvConfig.flat_k`), and what they measured."""
+    from tilelab.ops.conv import flat_k_fits
+
+    s.say("With few channels most lanes load padding. Flat K steps (ConvConfig.flat_k) run K as one range instead:")
+    s.say("lane k finds its own tap and channel (tap = k // C_in as above), so one step may cross taps and filter")
+    s.say("rows; the padding test is then made per element, not per pixel (flat_k_blocks in kernels/conv.py).")
+    steps = math.ceil(k / bk)
+    s.ask(f"flat K steps of {bk} for K={k}, and lanes masked in all", f"{steps}, {steps * bk - k}")
+    s.ask("the tuner times flat tiles here (tilelab.ops.conv.flat_k_fits: a tap's channels fill under 80% of a "
+          "step)", flat_k_fits(g))
+    before, after = bench_cases(TAP_STEPS_RUN), bench_cases(DENSE_RUN)
+    s.say(f"On the H200, fp16, tilelab's time per call with tap steps ({TAP_STEPS_RUN}) and with the flat ones the")
+    s.say("tuner chose for the shipped table:")
+    for shape in FEW_CHANNEL_LAYERS:
+        was, now = before[shape]["us"]["tilelab"], after[shape]["us"]["tilelab"]
+        s.say(f"  {name(shape)}: {was:.1f} -> {now:.1f} us ({was / now:.2f}x)")
+    s.say("")
+
+
 def build() -> Script:
     from tilelab.ops.conv import SEED
 
@@ -275,6 +299,7 @@ def build() -> Script:
     big_bk = block_k(big)
     s.ask(f"the ResNet layer, C_in={big.c_in}, BLOCK_K={big_bk}: K steps, masked lanes",
           f"{k_step(bk - 1, big, big_bk)[0] + 1}, {big_bk - min(big.c_in, big_bk)}")
+    flat_section(s, g, k, tiny_bk)
     (xn, xc, ih, iw), inside = source(5, 7, g)
     s.ask("A[5, 7] reads x[n, c, ih, iw], ih = oh*stride - pad + r*dil, iw likewise",
           f"x[{xn}, {xc}, {ih}, {iw}]" + ("" if inside else ": padding"))
