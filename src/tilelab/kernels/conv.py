@@ -63,11 +63,21 @@ def divide_by_constant(n, magic, shift):
 
 
 @triton.jit
-def output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W):
-    """Which image, row and column each output pixel is, and where its filter window starts in x."""
-    image = pixels // (OH * OW)
-    oh = (pixels // OW) % OH
-    ow = pixels % OW
+def output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC, OW_SHIFT, OH_MAGIC, OH_SHIFT,
+                   OFFSETS_64: tl.constexpr):
+    """Which image, row and column each output pixel is, and where its filter window starts in x. Pixels under
+    2**31 (not OFFSETS_64) are divided by OW and OH by multiplication (`divide_by_constant`; the magic numbers are
+    `ops.conv.division_magic`'s): three divisions by run-time values compiled to about twenty instructions each
+    per pixel a thread holds."""
+    if OFFSETS_64:
+        image = pixels // (OH * OW)
+        oh = (pixels // OW) % OH
+        ow = pixels % OW
+    else:
+        rows = divide_by_constant(pixels, OW_MAGIC, OW_SHIFT)  # pixels // OW
+        image = divide_by_constant(rows, OH_MAGIC, OH_SHIFT)  # rows // OH
+        oh = rows - image * OH
+        ow = pixels - rows * OW
     return image, oh, ow, oh * STRIDE_H - PAD_H, ow * STRIDE_W - PAD_W
 
 
@@ -108,6 +118,16 @@ def batch_norm_silu_store(acc, channels, channel_ok, bias_ptr, mean_ptr, var_ptr
 
 
 @triton.jit
+def within(i, n):
+    """0 <= i < n as one unsigned comparison: a negative i, seen unsigned, is past any n. Two comparisons and an
+    `and` per element were a third of flat_k_blocks' mask instructions."""
+    if i.dtype.primitive_bitwidth == 64:
+        return i.to(tl.uint64, bitcast=True) < n
+    else:
+        return i.to(tl.uint32, bitcast=True) < n
+
+
+@triton.jit
 def tap_blocks(step, c_steps, ks, x_images, w_channels, window_h, window_w, pixel_ok, channel_ok, group_channels,
                C_IN, H, W, stride_xc, stride_xh, stride_xw, stride_wc, stride_wh, stride_ww, DIL_H, DIL_W,
                KW: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_DIAGONAL: tl.constexpr, GROUP_C_IN, GROUP_C_OUT):
@@ -138,21 +158,29 @@ def tap_blocks(step, c_steps, ks, x_images, w_channels, window_h, window_w, pixe
 
 
 @triton.jit
-def flat_k_blocks(k, x_images, w_channels, window_h, window_w, pixel_ok, channel_ok, group_channels, C_IN, H, W,
-                  stride_xc, stride_xh, stride_xw, stride_wc, stride_wh, stride_ww, DIL_H, DIL_W,
-                  KH: tl.constexpr, KW: tl.constexpr, BLOCK_DIAGONAL: tl.constexpr, GROUP_C_IN, GROUP_C_OUT):
+def flat_k_blocks(k, x_images, w_channels, window_h, window_w, pixel_ok, channel_ok, group_channels, C_IN,
+                  C_IN_MAGIC, C_IN_SHIFT, H, W, stride_xc, stride_xh, stride_xw, stride_wc, stride_wh, stride_ww,
+                  DIL_H, DIL_W, KH: tl.constexpr, KW: tl.constexpr, BLOCK_DIAGONAL: tl.constexpr, GROUP_C_IN,
+                  GROUP_C_OUT, X_ALIGN: tl.constexpr):
     """The K step whose terms are `k` (a [BLOCK_K] range of K = KH * KW * C_IN), each its own filter tap and
     input channel: k = (r * KW + s) * C_IN + c. For 33 input channels a 3x3 filter takes 5 steps of 64 instead of
     9 (one per tap, each 33 of 64 full); for 3 channels one step of 32 instead of 9 of 16. The price: the padding
-    test is made per element, not per pixel. The divisions are on k alone ([BLOCK_K]), not on the block."""
-    tap = k // C_IN
+    test is made per element, not per pixel. The divisions are on k alone ([BLOCK_K]), not on the block, and the one
+    by C_IN is a multiplication (`divide_by_constant`, (C_IN_MAGIC, C_IN_SHIFT) = `ops.conv.division_magic(C_IN)`):
+    a division by a run-time value was about twenty instructions per column a thread holds."""
+    if X_ALIGN > 1:
+        # C_IN is a known multiple of X_ALIGN (`known_multiple`), so the compiler sees tap constant over runs of
+        # X_ALIGN terms and loads them as vectors; through a multiplication it would not.
+        tap = k // C_IN
+    else:
+        tap = divide_by_constant(k, C_IN_MAGIC, C_IN_SHIFT)  # k // C_IN: k < KH * KW * C_IN, far below 2**31
     c = k - tap * C_IN
     r = tap // KW
     s = tap - r * KW
     k_ok = r < KH  # terms past K (r = KH and beyond) read nothing
     ih = window_h[:, None] + (r * DIL_H)[None, :]
     iw = window_w[:, None] + (s * DIL_W)[None, :]
-    inside = pixel_ok[:, None] & k_ok[None, :] & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
+    inside = pixel_ok[:, None] & k_ok[None, :] & within(ih, H) & within(iw, W)
     x_rows = x_images + window_h * stride_xh + window_w * stride_xw  # each window's first tap
     x_terms = r * (DIL_H * stride_xh) + s * (DIL_W * stride_xw) + c * stride_xc
     a = tl.load(x_rows[:, None] + x_terms[None, :], mask=inside, other=0.0)
@@ -176,6 +204,7 @@ def conv2d_bn_silu_kernel(
     STRIDE_H, STRIDE_W, PAD_H, PAD_W, DIL_H, DIL_W,
     EPS,
     GROUPS, GROUP_C_IN, GROUP_C_OUT,
+    C_IN_MAGIC, C_IN_SHIFT, OW_MAGIC, OW_SHIFT, OH_MAGIC, OH_SHIFT,
     KH: tl.constexpr, KW: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
@@ -239,7 +268,8 @@ def conv2d_bn_silu_kernel(
     if OFFSETS_64:
         ks = ks.to(tl.int64)
 
-    image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W)
+    image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC,
+                                                      OW_SHIFT, OH_MAGIC, OH_SHIFT, OFFSETS_64)
     x_images = x_ptr + image * stride_xn
     channels = group_channels  # output channels in y, and in the weight's and batch norm's rows
     if GROUPS > 1:
@@ -269,9 +299,9 @@ def conv2d_bn_silu_kernel(
     for step in range(first_step, steps):
         if FLAT_K:
             a, b = flat_k_blocks(step * BLOCK_K + ks, x_images, w_channels, window_h, window_w, pixel_ok,
-                                 channel_ok, group_channels, C_IN, H, W, stride_xc, stride_xh, stride_xw,
-                                 stride_wc, stride_wh, stride_ww, DIL_H, DIL_W, KH, KW, BLOCK_DIAGONAL,
-                                 GROUP_C_IN, GROUP_C_OUT)
+                                 channel_ok, group_channels, C_IN, C_IN_MAGIC, C_IN_SHIFT, H, W, stride_xc,
+                                 stride_xh, stride_xw, stride_wc, stride_wh, stride_ww, DIL_H, DIL_W, KH, KW,
+                                 BLOCK_DIAGONAL, GROUP_C_IN, GROUP_C_OUT, X_ALIGN)
         else:
             a, b = tap_blocks(step, c_steps, ks, x_images, w_channels, window_h, window_w, pixel_ok, channel_ok,
                               group_channels, C_IN, H, W, stride_xc, stride_xh, stride_xw, stride_wc, stride_wh,
@@ -357,15 +387,8 @@ def conv2d_bn_silu_direct_kernel(
     pixels, channels, pixel_ok, channel_ok = output_tile(tl.program_id(0), tl.program_id(1), M, C_OUT, BLOCK_M,
                                                          BLOCK_C, OFFSETS_64)
 
-    if OFFSETS_64:
-        image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W)
-    else:  # the same, with two multiplications where output_windows divides by run-time values three times
-        rows = divide_by_constant(pixels, OW_MAGIC, OW_SHIFT)  # pixels // OW
-        image = divide_by_constant(rows, OH_MAGIC, OH_SHIFT)  # rows // OH
-        oh = rows - image * OH
-        ow = pixels - rows * OW
-        window_h = oh * STRIDE_H - PAD_H
-        window_w = ow * STRIDE_W - PAD_W
+    image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC,
+                                                      OW_SHIFT, OH_MAGIC, OH_SHIFT, OFFSETS_64)
     x_windows = image * stride_xn + window_h * stride_xh + window_w * stride_xw  # each window's first tap
     # Each output channel's first input channel. Depthwise with channels-last x (stride_xc == 1), adjacent output
     # channels read adjacent input channels: each pixel's loads are one contiguous run of channels, which

@@ -622,7 +622,8 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     grid = (triton.cdiv(m, config.block_m) * triton.cdiv(n, config.block_n) * split_k, g.groups // g.bundle, 1)
     scratch = _split_k_scratch(_split_workspace(g, config), y)
     args = (*pointers, *scratch, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides,
-            g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, g.kh, g.kw, config.block_m, config.block_n,
+            g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, *division_magic(max(g.bundle_c_in, 1)),
+            *division_magic(max(g.ow, 1)), *division_magic(max(g.oh, 1)), g.kh, g.kw, config.block_m, config.block_n,
             config.block_k, config.group_m, input_precision, *epilogue, g.bundle > 1, split_k,
             *vector_hints(x, weight, g), output_hint(y, g), flat_k_of(config))
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages,
@@ -645,10 +646,11 @@ def output_hint(y, g: ConvGeometry) -> int:
 
 
 def division_magic(divisor: int) -> tuple[int, int]:
-    """(magic, shift) such that n // divisor == (n * magic) >> shift for every 0 <= n < 2**31, magic < 2**32: the
-    direct kernel's `divide_by_constant`. With l = ceil(log2(divisor)), magic = floor(2**(31 + l) / divisor) + 1
-    is within 2**l of an exact 2**(31 + l) / divisor, too little to move any quotient of a 31-bit n (Granlund and
-    Montgomery, "Division by invariant integers using multiplication", 1994, theorem 4.2)."""
+    """(magic, shift) such that n // divisor == (n * magic) >> shift for every 0 <= n < 2**31, magic < 2**32: both
+    kernels' `divide_by_constant` (by OW and OH; the implicit GEMM's flat K steps by C_in too). With
+    l = ceil(log2(divisor)), magic = floor(2**(31 + l) / divisor) + 1 is within 2**l of an exact
+    2**(31 + l) / divisor, too little to move any quotient of a 31-bit n (Granlund and Montgomery, "Division by
+    invariant integers using multiplication", 1994, theorem 4.2)."""
     if divisor < 1:
         raise ValueError(f"divisor must be positive; got {divisor}")
     shift = 31 + (divisor - 1).bit_length()
@@ -850,7 +852,10 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
     else:
         kernel = conv2d_bn_silu_kernel
         integers.update(C_IN=geometry.bundle_c_in, C_OUT=geometry.bundle_c_out, GROUPS=groups // geometry.bundle,
-                        GROUP_C_IN=geometry.c_in_per_group, GROUP_C_OUT=geometry.c_out_per_group)
+                        GROUP_C_IN=geometry.c_in_per_group, GROUP_C_OUT=geometry.c_out_per_group,
+                        **dict(zip(("C_IN_MAGIC", "C_IN_SHIFT", "OW_MAGIC", "OW_SHIFT", "OH_MAGIC", "OH_SHIFT"),
+                                   (*division_magic(geometry.bundle_c_in), *division_magic(geometry.ow),
+                                    *division_magic(geometry.oh)), strict=True)))
         constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
                           INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1,
                           SPLIT_K=split_k_of(config), FLAT_K=flat_k_of(config))
