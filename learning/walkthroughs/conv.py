@@ -35,9 +35,11 @@ REGISTERS_PROBE = "results/h200-conv-split-registers-probe.log"  # the real spli
 REGNET = (168, 7)
 HINTS_PROBE = "results/h200-conv-vector-hints-probe-2.log"
 # kernel-bench --op conv2d_bn_silu on the H200, fp16, all ten layers from the shipped table (twenty-eighth session,
-# flat K steps shipped), and the run before flat K steps (twenty-fifth session).
+# flat K steps shipped), the run before flat K steps (twenty-fifth session), and the run after flat K steps divided
+# by multiplication (its tap steps' machine code was not kept: `output_windows`).
 DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session28.json"
 TAP_STEPS_RUN = "results/h200-conv2d_bn_silu-float16-session25.json"
+FLAT_FINAL_RUN = "results/h200-conv2d_bn_silu-float16-session28-final.json"
 # The layers flat K steps were made for, as kernel-bench names them: the 3-channel stem and 33 ragged channels.
 FEW_CHANNEL_LAYERS = ((8, 3, 640, 640, 32, 3, 2), (7, 33, 31, 29, 65, 3, 1))
 # The direct kernel, kernel-bench's shapes (batch, C_in, H, W, C_out, kernel, stride, groups): MobileNetV2's
@@ -253,12 +255,13 @@ def flat_section(s: Script, g, k: int, bk: int) -> None:
     s.ask(f"flat K steps of {bk} for K={k}, and lanes masked in all", f"{steps}, {steps * bk - k}")
     s.ask("the tuner times flat tiles here (tilelab.ops.conv.flat_k_fits: a tap's channels fill under 80% of a "
           "step)", flat_k_fits(g))
-    before, after = bench_cases(TAP_STEPS_RUN), bench_cases(DENSE_RUN)
-    s.say(f"On the H200, fp16, tilelab's time per call with tap steps ({TAP_STEPS_RUN}) and with the flat ones the")
-    s.say("tuner chose for the shipped table:")
+    runs = [bench_cases(path) for path in (TAP_STEPS_RUN, DENSE_RUN, FLAT_FINAL_RUN)]
+    s.say(f"On the H200, fp16, tilelab's time per call with tap steps ({TAP_STEPS_RUN}), with the flat ones the")
+    s.say(f"tuner chose ({DENSE_RUN}), and with their divisions by C_in, OW and OH done by multiplication")
+    s.say(f"(divide_by_constant: about twenty instructions fewer per value a thread holds; {FLAT_FINAL_RUN}):")
     for shape in FEW_CHANNEL_LAYERS:
-        was, now = before[shape]["us"]["tilelab"], after[shape]["us"]["tilelab"]
-        s.say(f"  {name(shape)}: {was:.1f} -> {now:.1f} us ({was / now:.2f}x)")
+        tap, flat, final = (run[shape]["us"]["tilelab"] for run in runs)
+        s.say(f"  {name(shape)}: {tap:.1f} -> {flat:.1f} -> {final:.1f} us ({tap / final:.2f}x in all)")
     s.say("")
 
 

@@ -457,13 +457,14 @@ def test_ragged_channels_compile_flat_k_steps_to_wgmma(flat_kernels):
     assert flat.get("wgmma.mma_async", 0) > 0 and tap.get("wgmma.mma_async", 0) > 0
 
 
-def test_the_implicit_gemm_divides_by_multiplication(flat_kernels):
-    """C_in (flat K steps), OW and OH are divided by `divide_by_constant`, not per value a thread holds (each such
-    division was about twenty sm_90 instructions). What is left is the program's tile order (`grouped_tile`: a
-    few divisions of one scalar each)."""
-    for name in ("tap", "flat"):
-        divisions = sum(n for op, n in flat_kernels[name].items() if op.startswith(("div.", "rem.")))
-        assert divisions <= 4, (name, flat_kernels[name])
+def test_flat_k_steps_divide_by_multiplication(flat_kernels):
+    """In flat K steps C_in, OW and OH are divided by `divide_by_constant`, not per value a thread holds (each such
+    division was about twenty sm_90 instructions); what is left is the program's tile order (`grouped_tile`: a few
+    divisions of one scalar each). Tap steps keep their divisions: on the H200 multiplication lost 10-25% on three
+    layers there (`output_windows`)."""
+    divisions = {name: sum(n for op, n in flat_kernels[name].items() if op.startswith(("div.", "rem.")))
+                 for name in ("tap", "flat")}
+    assert divisions["flat"] <= 4 < divisions["tap"], divisions
 
 
 def test_flat_steps_over_hinted_channels_keep_their_16_byte_copies(flat_kernels):

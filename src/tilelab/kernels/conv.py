@@ -64,20 +64,23 @@ def divide_by_constant(n, magic, shift):
 
 @triton.jit
 def output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC, OW_SHIFT, OH_MAGIC, OH_SHIFT,
-                   OFFSETS_64: tl.constexpr):
-    """Which image, row and column each output pixel is, and where its filter window starts in x. Pixels under
-    2**31 (not OFFSETS_64) are divided by OW and OH by multiplication (`divide_by_constant`; the magic numbers are
-    `ops.conv.division_magic`'s): three divisions by run-time values compiled to about twenty instructions each
-    per pixel a thread holds."""
-    if OFFSETS_64:
-        image = pixels // (OH * OW)
-        oh = (pixels // OW) % OH
-        ow = pixels % OW
-    else:
+                   BY_MULTIPLICATION: tl.constexpr):
+    """Which image, row and column each output pixel is, and where its filter window starts in x.
+
+    BY_MULTIPLICATION (pixels under 2**31 only): divided by OW and OH by multiplication (`divide_by_constant`; the
+    magic numbers are `ops.conv.division_magic`'s), where three divisions by run-time values compile to about
+    twenty instructions each per pixel a thread holds. The direct kernel always does; the implicit GEMM in flat K
+    steps only: on the H200 its tap steps gained 4-23% on five layers that way but lost 10-25% on three (fp32's
+    stem 233.7 -> 312.3 us, 28x28x128 in bf16 and fp32; calls WWWWWWWW and CCCCCCCCC)."""
+    if BY_MULTIPLICATION:
         rows = divide_by_constant(pixels, OW_MAGIC, OW_SHIFT)  # pixels // OW
         image = divide_by_constant(rows, OH_MAGIC, OH_SHIFT)  # rows // OH
         oh = rows - image * OH
         ow = pixels - rows * OW
+    else:
+        image = pixels // (OH * OW)
+        oh = (pixels // OW) % OH
+        ow = pixels % OW
     return image, oh, ow, oh * STRIDE_H - PAD_H, ow * STRIDE_W - PAD_W
 
 
@@ -269,7 +272,7 @@ def conv2d_bn_silu_kernel(
         ks = ks.to(tl.int64)
 
     image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC,
-                                                      OW_SHIFT, OH_MAGIC, OH_SHIFT, OFFSETS_64)
+                                                      OW_SHIFT, OH_MAGIC, OH_SHIFT, FLAT_K and not OFFSETS_64)
     x_images = x_ptr + image * stride_xn
     channels = group_channels  # output channels in y, and in the weight's and batch norm's rows
     if GROUPS > 1:
@@ -388,7 +391,7 @@ def conv2d_bn_silu_direct_kernel(
                                                          BLOCK_C, OFFSETS_64)
 
     image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC,
-                                                      OW_SHIFT, OH_MAGIC, OH_SHIFT, OFFSETS_64)
+                                                      OW_SHIFT, OH_MAGIC, OH_SHIFT, not OFFSETS_64)
     x_windows = image * stride_xn + window_h * stride_xh + window_w * stride_xw  # each window's first tap
     # Each output channel's first input channel. Depthwise with channels-last x (stride_xc == 1), adjacent output
     # channels read adjacent input channels: each pixel's loads are one contiguous run of channels, which
