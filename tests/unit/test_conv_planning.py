@@ -460,7 +460,7 @@ def test_ragged_channels_compile_flat_k_steps_to_wgmma(flat_kernels):
 def test_flat_k_steps_divide_by_multiplication(flat_kernels):
     """In flat K steps C_in, OW and OH are divided by `divide_by_constant`, not per value a thread holds (each such
     division was about twenty sm_90 instructions); what is left is the program's tile order (`grouped_tile`: a few
-    divisions of one scalar each). Tap steps keep their divisions: on the H200 multiplication lost 10-25% on three
+    divisions of one scalar each). Tap steps keep their divisions: on the H200 multiplication lost 10-25% on two
     layers there (`output_windows`)."""
     divisions = {name: sum(n for op, n in flat_kernels[name].items() if op.startswith(("div.", "rem.")))
                  for name in ("tap", "flat")}

@@ -70,7 +70,7 @@ def output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC, O
     BY_MULTIPLICATION (pixels under 2**31 only): divided by OW and OH by multiplication (`divide_by_constant`; the
     magic numbers are `ops.conv.division_magic`'s), where three divisions by run-time values compile to about
     twenty instructions each per pixel a thread holds. The direct kernel always does; the implicit GEMM in flat K
-    steps only: on the H200 its tap steps gained 4-23% on five layers that way but lost 10-25% on three (fp32's
+    steps only: on the H200 its tap steps gained 4-23% on five layers that way but lost 10-25% on two (fp32's
     stem 233.7 -> 312.3 us, 28x28x128 in bf16 and fp32; calls WWWWWWWW and CCCCCCCCC)."""
     if BY_MULTIPLICATION:
         rows = divide_by_constant(pixels, OW_MAGIC, OW_SHIFT)  # pixels // OW
