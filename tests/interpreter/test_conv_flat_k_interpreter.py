@@ -74,6 +74,20 @@ def test_flat_k_with_hinted_channel_runs(device, rng, guarded_outputs):  # noqa:
     check_guards(guarded_outputs)
 
 
+@pytest.mark.parametrize("flat_k", [True, False], ids=["flat", "tap"])
+def test_64_bit_offsets_match_float64(flat_k, device, rng, monkeypatch, guarded_outputs):  # noqa: F811
+    """The kernel as a tensor past 2**31 elements compiles it (OFFSETS_64: int64 indices, pixels divided, bounds
+    tested on 64-bit values), forced on a small ragged layer so it can be checked."""
+    monkeypatch.setattr(conv_op, "_needs_64bit_offsets", lambda *args: True)
+    conv_op._REPLAYS.clear()  # a launch recorded without the flag must not serve the call
+    x, weight, bias, params = make_problem(2, 33, 6, 7, 20, 3, torch.float32, device, rng)
+    config = _flat() if flat_k else conv_op.ConvConfig(32, 32, 32, 8, num_warps=4, num_stages=1)
+    y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, precision="ieee", config=config)
+    assert_matches(y, x, weight, bias, params, precision="ieee", padding=1, label=config.label())
+    check_guards(guarded_outputs)
+    conv_op._REPLAYS.clear()
+
+
 def test_describe_plan_reports_flat_k(device, rng):
     x, weight, bias, params = make_problem(1, 3, 5, 5, 16, 3, torch.float16, device, rng)
     plan = conv_op.describe_plan(x, weight, bias, **params, padding=1, config=_flat())

@@ -497,8 +497,9 @@ def tuning_key(x, weight, g: ConvGeometry, input_precision: str, silu: bool) -> 
 def candidates(g: ConvGeometry, element_size: int, sms: int = 132) -> list[Config]:
     """The GPU candidates that fit this problem: not wider than twice the (group's) output channels, not taller
     than twice the pixels; on the implicit GEMM, K steps no longer than the group's input channels (one K step
-    never crosses a filter tap), and split-K (`SPLIT_K_TILES`) where the slices stay long and the programs
-    few (`sms`: the GPU's SMs)."""
+    never crosses a filter tap), for few or ragged channels (`flat_k_fits`) also each tile's flat twin, whose steps
+    may cross taps, and split-K (`SPLIT_K_TILES`) where the slices stay long and the programs few (`sms`: the
+    GPU's SMs)."""
     m, n, _ = g.gemm()
     if uses_direct_kernel(g):
         return tuning.prune(DIRECT_CANDIDATES, m, g.c_out, element_size)
@@ -646,8 +647,8 @@ def output_hint(y, g: ConvGeometry) -> int:
 
 
 def division_magic(divisor: int) -> tuple[int, int]:
-    """(magic, shift) such that n // divisor == (n * magic) >> shift for every 0 <= n < 2**31, magic < 2**32: both
-    kernels' `divide_by_constant` (by OW and OH; the implicit GEMM's flat K steps by C_in too). With
+    """(magic, shift) such that n // divisor == (n * magic) >> shift for every 0 <= n < 2**31, magic < 2**32: the
+    direct kernel's `divide_by_constant` by OW and OH, and the implicit GEMM's in flat K steps (OW, OH, C_in). With
     l = ceil(log2(divisor)), magic = floor(2**(31 + l) / divisor) + 1 is within 2**l of an exact
     2**(31 + l) / divisor, too little to move any quotient of a 31-bit n (Granlund and Montgomery, "Division by
     invariant integers using multiplication", 1994, theorem 4.2)."""
