@@ -4,7 +4,8 @@ The convolution gathers one input pixel per row of A, so its operands reach shar
 async copies (cp.async), not TMA; the tensor cores are Hopper's wgmma on sm_90 and mma.sync on sm_80. With
 --groups, a grouped convolution: under 16 input channels per group the direct kernel (float32 FMAs, no tensor
 cores), else the implicit GEMM per group. With --channels, images of that many channels instead of 64: 24 (a
-multiple of 8, not of 16) shows the kernel's vector hints at work, 33 what is left without them. With
+multiple of 8, not of 16) shows the kernel's vector hints at work, 33 what is left without them (and its flat K
+steps, named by their label). With
 --out-channels, that many channels out: depthwise 64 -> 128 is the direct kernel's channel multiplier of 2.
 """
 
@@ -66,6 +67,18 @@ def test_conv_split_k_config_by_its_label(tmp_path):
     assert found["config"]["split_k"] == 2 and found["config"]["block_n"] == 128
     assert found["census"]["ptx"]["wgmma"] > 0
     assert "atom.global.gpu.acq_rel.add" in (tmp_path / "conv2d_bn_silu_kernel.ptx").read_text()
+
+
+def test_flat_k_steps_by_their_label(tmp_path):
+    """33 ragged channels: the tuner's flat twin of a tile (`flat_k_fits`), named by its label, compiles to wgmma
+    with its scalar loads (rows of 66 bytes) and no async copies; a layer of 64 channels has no flat candidates."""
+    found = inspect(tmp_path / "flat", "--channels", "33", "--out-channels", "65", "--config",
+                    "64x64x64-g8-w4-s4-flat", "--target", "sm_90")
+    assert found["config"]["flat_k"] is True and found["census"]["ptx"]["wgmma"] > 0
+    assert found["census"]["ptx"]["cp.async"] == 0
+    done = run_tool("tilelab.inspect", "--json", "--output", str(tmp_path / "none"), "--op", "conv2d_bn_silu",
+                    "--config", "64x64x64-g8-w4-s4-flat", "--target", "sm_90", interpret=False)
+    assert done.returncode != 0 and "64x64x64-g8-w4-s4-flat" in done.stderr
 
 
 def test_a_register_cap_by_its_label_fits_one_more_program(tmp_path):
