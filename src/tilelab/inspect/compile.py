@@ -210,9 +210,9 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
                                                                      bias, activation, groups, channels=channels,
                                                                      out_channels=out_channels)
         source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs, attrs=attrs)
-        options = {"num_warps": chosen.num_warps, "num_stages": chosen.num_stages}
-        if getattr(chosen, "maxnreg", 0):  # a conv2d_bn_silu config's register cap (ops.conv.register_cap)
-            options["maxnreg"] = chosen.maxnreg
+        from tilelab.ops.conv import register_cap  # a conv2d_bn_silu config's cap, launched so; {} for others
+
+        options = {"num_warps": chosen.num_warps, "num_stages": chosen.num_stages, **register_cap(chosen)}
         compiled = triton.compile(source, target=gpu_target, options=options)
     stages = {name: compiled.asm[name] for name in STAGE_SUFFIXES if name in compiled.asm}
     metadata = {
