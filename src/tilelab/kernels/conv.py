@@ -131,6 +131,19 @@ def within(i, n):
 
 
 @triton.jit
+def weight_rows(c, b_ok, group_channels, BLOCK_DIAGONAL: tl.constexpr, GROUP_C_IN, GROUP_C_OUT):
+    """The weight's row for each input channel c of a K step, and `b_ok` (which [channel, output] pairs to read)
+    narrowed for a bundle: there input channel c belongs to group c // GROUP_C_IN, and is row c % GROUP_C_IN of
+    that group's weights; the other groups' outputs get a 0 from it."""
+    if BLOCK_DIAGONAL:
+        b_ok &= (c // GROUP_C_IN)[:, None] == (group_channels // GROUP_C_OUT)[None, :]
+        rows = c % GROUP_C_IN
+    else:
+        rows = c
+    return rows, b_ok
+
+
+@triton.jit
 def tap_blocks(step, c_steps, ks, x_images, w_channels, window_h, window_w, pixel_ok, channel_ok, group_channels,
                C_IN, H, W, stride_xc, stride_xh, stride_xw, stride_wc, stride_wh, stride_ww, DIL_H, DIL_W,
                KW: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_DIAGONAL: tl.constexpr, GROUP_C_IN, GROUP_C_OUT):
@@ -149,13 +162,8 @@ def tap_blocks(step, c_steps, ks, x_images, w_channels, window_h, window_w, pixe
     x_rows = x_images + ih * stride_xh + iw * stride_xw
     a = tl.load(x_rows[:, None] + c[None, :] * stride_xc, mask=inside[:, None] & c_ok[None, :], other=0.0)
     w_cols = w_channels + r * stride_wh + s * stride_ww
-    b_ok = c_ok[:, None] & channel_ok[None, :]
-    w_rows = c
-    if BLOCK_DIAGONAL:
-        # Input channel c of the bundle belongs to group c // GROUP_C_IN, and is row c % GROUP_C_IN of that
-        # group's weights; the other groups' outputs get a 0 from it.
-        b_ok &= (c // GROUP_C_IN)[:, None] == (group_channels // GROUP_C_OUT)[None, :]
-        w_rows = c % GROUP_C_IN
+    w_rows, b_ok = weight_rows(c, c_ok[:, None] & channel_ok[None, :], group_channels, BLOCK_DIAGONAL, GROUP_C_IN,
+                               GROUP_C_OUT)
     b = tl.load(w_cols[None, :] + w_rows[:, None] * stride_wc, mask=b_ok, other=0.0)
     return a, b
 
@@ -187,11 +195,8 @@ def flat_k_blocks(k, x_images, w_channels, window_h, window_w, pixel_ok, channel
     x_rows = x_images + window_h * stride_xh + window_w * stride_xw  # each window's first tap
     x_terms = r * (DIL_H * stride_xh) + s * (DIL_W * stride_xw) + c * stride_xc
     a = tl.load(x_rows[:, None] + x_terms[None, :], mask=inside, other=0.0)
-    b_ok = k_ok[:, None] & channel_ok[None, :]
-    w_rows = c
-    if BLOCK_DIAGONAL:  # as in `tap_blocks`
-        b_ok &= (c // GROUP_C_IN)[:, None] == (group_channels // GROUP_C_OUT)[None, :]
-        w_rows = c % GROUP_C_IN
+    w_rows, b_ok = weight_rows(c, k_ok[:, None] & channel_ok[None, :], group_channels, BLOCK_DIAGONAL, GROUP_C_IN,
+                               GROUP_C_OUT)
     b = tl.load(w_channels[None, :] + (r * stride_wh + s * stride_ww + w_rows * stride_wc)[:, None], mask=b_ok,
                 other=0.0)
     return a, b

@@ -612,7 +612,7 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
                 f"C_out={g.c_out}: the direct kernel's {grid[1]} tiles of {config.block_n} output channels exceed the "
                 f"grid's second axis ({matmul_op.MAX_GRID_Y}, CUDA's limit)")
         args = (*pointers, g.batch, g.h, g.w, g.c_out, g.oh, g.ow, *strides, g.c_in_per_group, g.c_out_per_group,
-                *division_magic(g.ow), *division_magic(g.oh), g.kh, g.kw, config.block_m, config.block_n, *epilogue,
+                *window_magic(g), g.kh, g.kw, config.block_m, config.block_n, *epilogue,
                 direct_hint(x, y, g), direct_multiplier(g))
         compiled = conv2d_bn_silu_direct_kernel[grid](*args, num_warps=config.num_warps, num_stages=1,
                                                       **register_cap(config))
@@ -624,7 +624,7 @@ def _launch(config: Config, x, weight, per_channel, y, eps: float, g: ConvGeomet
     scratch = _split_k_scratch(_split_workspace(g, config), y)
     args = (*pointers, *scratch, g.batch, g.bundle_c_in, g.h, g.w, g.bundle_c_out, g.oh, g.ow, *strides,
             g.groups // g.bundle, g.c_in_per_group, g.c_out_per_group, *division_magic(max(g.bundle_c_in, 1)),
-            *division_magic(max(g.ow, 1)), *division_magic(max(g.oh, 1)), g.kh, g.kw, config.block_m, config.block_n,
+            *window_magic(g), g.kh, g.kw, config.block_m, config.block_n,
             config.block_k, config.group_m, input_precision, *epilogue, g.bundle > 1, split_k,
             *vector_hints(x, weight, g), output_hint(y, g), flat_k_of(config))
     compiled = conv2d_bn_silu_kernel[grid](*args, num_warps=config.num_warps, num_stages=config.num_stages,
@@ -656,6 +656,12 @@ def division_magic(divisor: int) -> tuple[int, int]:
         raise ValueError(f"divisor must be positive; got {divisor}")
     shift = 31 + (divisor - 1).bit_length()
     return (1 << shift) // divisor + 1, shift
+
+
+def window_magic(g: ConvGeometry) -> tuple[int, int, int, int]:
+    """(OW_MAGIC, OW_SHIFT, OH_MAGIC, OH_SHIFT): both kernels' `division_magic` for a pixel index's divisions by OW and
+    OH (`output_windows`). A launch has at least one output pixel (`conv2d_bn_silu` returns an empty y before)."""
+    return (*division_magic(g.ow), *division_magic(g.oh))
 
 
 def direct_multiplier(g: ConvGeometry) -> int:
@@ -840,23 +846,20 @@ def inspection_source(dtype: torch.dtype = torch.float16, precision: str | None 
     integers = dict(zip(("stride_xn", "stride_xc", "stride_xh", "stride_xw", "stride_wo", "stride_wc", "stride_wh",
                          "stride_ww", "stride_yn", "stride_yc", "stride_yh", "stride_yw"),
                         (*images.stride(), *weight.stride(), *outputs.stride()), strict=True))
+    integers.update(zip(("OW_MAGIC", "OW_SHIFT", "OH_MAGIC", "OH_SHIFT"), window_magic(geometry), strict=True))
     constexprs = {"KH": kernel_size, "KW": kernel_size, "BLOCK_M": config.block_m, "OFFSETS_64": False, "SILU": True,
                   "HAS_BIAS": True, "HAS_GAMMA": True, "HAS_BETA": True}
     if uses_direct_kernel(geometry):
         kernel = conv2d_bn_silu_direct_kernel
         integers.update(C_OUT=geometry.c_out, C_IN_PER_GROUP=geometry.c_in_per_group,
-                        C_OUT_PER_GROUP=geometry.c_out_per_group,
-                        **dict(zip(("OW_MAGIC", "OW_SHIFT", "OH_MAGIC", "OH_SHIFT"),
-                                   (*division_magic(geometry.ow), *division_magic(geometry.oh)), strict=True)))
+                        C_OUT_PER_GROUP=geometry.c_out_per_group)
         constexprs.update(BLOCK_C=config.block_n, CHANNEL_ALIGN=direct_hint(images, outputs, geometry),
                           MULTIPLIER=direct_multiplier(geometry))
     else:
         kernel = conv2d_bn_silu_kernel
         integers.update(C_IN=geometry.bundle_c_in, C_OUT=geometry.bundle_c_out, GROUPS=groups // geometry.bundle,
                         GROUP_C_IN=geometry.c_in_per_group, GROUP_C_OUT=geometry.c_out_per_group,
-                        **dict(zip(("C_IN_MAGIC", "C_IN_SHIFT", "OW_MAGIC", "OW_SHIFT", "OH_MAGIC", "OH_SHIFT"),
-                                   (*division_magic(geometry.bundle_c_in), *division_magic(geometry.ow),
-                                    *division_magic(geometry.oh)), strict=True)))
+                        **dict(zip(("C_IN_MAGIC", "C_IN_SHIFT"), division_magic(geometry.bundle_c_in), strict=True)))
         constexprs.update(BLOCK_N=config.block_n, BLOCK_K=config.block_k, GROUP_M=config.group_m,
                           INPUT_PRECISION=(precision or "tf32"), BLOCK_DIAGONAL=geometry.bundle > 1,
                           SPLIT_K=split_k_of(config), FLAT_K=flat_k_of(config))
