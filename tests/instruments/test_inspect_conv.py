@@ -81,6 +81,20 @@ def test_flat_k_steps_by_their_label(tmp_path):
     assert done.returncode != 0 and "64x64x64-g8-w4-s4-flat" in done.stderr
 
 
+def test_pixels_divided_by_multiplication_by_their_label(tmp_path):
+    """A tap tile's `-mul` twin: the pixels' image, row and column found by multiplication, so its PTX holds fewer
+    integer divisions than the same tile's."""
+    def divisions(name: str) -> int:
+        ptx = (tmp_path / name / "conv2d_bn_silu_kernel.ptx").read_text()
+        return sum(ptx.count(op) for op in ("div.s32", "div.u32", "rem.s32", "rem.u32"))
+
+    plain = inspect(tmp_path / "plain", "--config", "128x64x64-g8-w4-s4", "--target", "sm_90")
+    twin = inspect(tmp_path / "mul", "--config", "128x64x64-g8-w4-s4-mul", "--target", "sm_90")
+    assert twin["config"]["windows_by_multiplication"] is True
+    assert not plain["config"].get("windows_by_multiplication", False)
+    assert twin["census"]["ptx"]["wgmma"] > 0 and divisions("mul") < divisions("plain")
+
+
 def test_a_register_cap_by_its_label_fits_one_more_program(tmp_path):
     """The depthwise direct kernel on 256x16 tiles of 4 warps: uncapped about 149 registers, 3 programs per SM; its
     candidate capped at 128 (ptxas's maxnreg, in the PTX) spills a little and fits 4."""

@@ -2,6 +2,7 @@
 its sm_90/sm_80 machine code (the implicit GEMM's and the direct kernel's)."""
 
 import collections
+import dataclasses
 import json
 import random
 
@@ -422,6 +423,47 @@ def test_a_flat_config_is_labelled_and_round_trips_through_the_tuning_table():
     assert not conv_op.flat_k_of(conv_op.ConvConfig.from_dict(older)) and not conv_op.flat_k_of(conv_op.SEED)
 
 
+# -- pixels divided by multiplication in tap steps -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("g", [geometry(c_in=64, c_out=64), geometry(c_in=33, c_out=65), geometry(c_in=256, k=1),
+                               grouped(c_in=128, c_out=128, groups=32)], ids=["64", "33", "1x1", "bundles"])
+def test_every_tap_tile_is_timed_with_its_pixels_divided_by_multiplication_too(g):
+    """The implicit GEMM's candidates hold each tap tile twice, once `-mul`; flat tiles, which always multiply,
+    and split-K tiles (a long K loop after the one division) have no such twin."""
+    for element_size in (2, 4):
+        found = conv_op.candidates(g, element_size)
+        taps = conv_op._fitted(conv_op.GPU_CANDIDATES, g, element_size)
+        twins = [c for c in found if getattr(c, "windows_by_multiplication", False)]
+        assert [dataclasses.replace(c, windows_by_multiplication=False) for c in twins] == \
+            [conv_op.ConvConfig(**c.as_dict()) for c in taps]
+        assert all(c.label().endswith("-mul") and conv_op.windows_by_multiplication_of(c) for c in twins)
+        assert taps and not any(getattr(c, "windows_by_multiplication", False) for c in found
+                                if conv_op.flat_k_of(c) or conv_op.split_k_of(c) > 1)
+        assert len(set(found)) == len(found)
+
+
+def test_the_direct_kernel_gets_no_multiplication_twins():
+    found = conv_op.candidates(grouped(c_in=72, c_out=72, groups=72), element_size=2)
+    assert found and not any(getattr(c, "windows_by_multiplication", False) for c in found)
+
+
+def test_flat_steps_always_multiply_and_tap_steps_as_configured():
+    assert not conv_op.windows_by_multiplication_of(conv_op.SEED)
+    assert conv_op.windows_by_multiplication_of(conv_op.ConvConfig(64, 32, 32, flat_k=True))
+    assert conv_op.windows_by_multiplication_of(conv_op.ConvConfig(64, 32, 32, windows_by_multiplication=True))
+    assert not conv_op.windows_by_multiplication_of(conv_op.ConvConfig(64, 32, 32))
+
+
+def test_a_multiplying_config_is_labelled_and_round_trips_through_the_tuning_table():
+    config = conv_op.ConvConfig(128, 64, 64, 8, num_warps=4, num_stages=4, windows_by_multiplication=True)
+    assert config.label() == "128x64x64-g8-w4-s4-mul"
+    assert conv_op.ConvConfig.from_dict(config.as_dict()) == config
+    # A winner tuned before the field existed divides, as it was timed.
+    older = {k: v for k, v in config.as_dict().items() if k != "windows_by_multiplication"}
+    assert not conv_op.windows_by_multiplication_of(conv_op.ConvConfig.from_dict(older))
+
+
 _FLAT_WORKER = r"""
 import json, re, collections, torch, triton
 from triton.backends.compiler import GPUTarget
@@ -431,6 +473,7 @@ from tilelab.ops.conv import inspection_source
 found = {}
 # 33 ragged channels (no vector loads), and RegNetX's 17 groups of 24 (X_ALIGN 8: 16-byte copies).
 for name, label, groups, channels, out in (("tap", "64x32x64-g8-w4-s4", 1, 33, 65),
+                                           ("tap by multiplication", "64x32x64-g8-w4-s4-mul", 1, 33, 65),
                                            ("flat", "64x32x64-g8-w4-s4-flat", 1, 33, 65),
                                            ("flat 24 per group", "64x32x64-g8-w4-s4-flat", 17, 408, 408)):
     kernel, signature, constexprs, attrs, config = inspection_source(torch.float16, None, label, 3, groups, channels,
@@ -440,6 +483,7 @@ for name, label, groups, channels, out in (("tap", "64x32x64-g8-w4-s4", 1, 33, 6
     ptx = compiled.asm["ptx"]
     ops = re.findall(r"\b(wgmma\.mma_async|div\.[su]32|rem\.[su]32)\b", ptx)
     found[name] = {**collections.Counter(ops), "flat": constexprs["FLAT_K"], "x_align": constexprs["X_ALIGN"],
+                   "by_multiplication": constexprs["WINDOWS_BY_MULTIPLICATION"],
                    "copies_16": len(re.findall(r"cp\.async\.cg\.shared\.global[^;]*, 0x10,", ptx))}
 print(json.dumps(found))
 """
@@ -460,11 +504,15 @@ def test_ragged_channels_compile_flat_k_steps_to_wgmma(flat_kernels):
 def test_flat_k_steps_divide_by_multiplication(flat_kernels):
     """In flat K steps C_in, OW and OH are divided by `divide_by_constant`, not per value a thread holds (each such
     division was about twenty sm_90 instructions); what is left is the program's tile order (`grouped_tile`: a few
-    divisions of one scalar each). Tap steps keep their divisions: on the H200 multiplication lost 10-25% on two
-    layers there (`output_windows`)."""
+    divisions of one scalar each). Tap steps keep their divisions unless the config says `-mul`: on the H200
+    multiplication lost 10-25% on two layers there with the same tiles (`output_windows`), so the tuner decides.
+    A `-mul` tap step keeps only its divisions by C_in per K step (scalars: `tap_blocks`)."""
     divisions = {name: sum(n for op, n in flat_kernels[name].items() if op.startswith(("div.", "rem.")))
-                 for name in ("tap", "flat")}
+                 for name in ("tap", "tap by multiplication", "flat")}
     assert divisions["flat"] <= 4 < divisions["tap"], divisions
+    assert divisions["tap by multiplication"] < divisions["tap"], divisions
+    assert [flat_kernels[name]["by_multiplication"] for name in ("tap", "tap by multiplication", "flat")] == \
+        [False, True, True]
 
 
 def test_flat_steps_over_hinted_channels_keep_their_16_byte_copies(flat_kernels):

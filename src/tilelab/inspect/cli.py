@@ -83,8 +83,9 @@ def parser() -> argparse.ArgumentParser:
                         "128x192x64-g8-w4-s4, a wide tile); Hopper kernels: a candidate's label "
                         "(e.g. 128x256x64-g8-w8-s3-sub); registers: a tag of matmul_registers.CONFIGS (e.g. "
                         "128x64x32-w4-s6); conv2d_bn_silu: seed, interpreter or a candidate's label (e.g. "
-                        "128x128x64-g8-w8-s3, split-K's 64x128x64-g8-w4-s3-sk2, or with few or ragged --channels "
-                        "flat K steps' 64x64x64-g8-w4-s4-flat); default: the first tuning candidate")
+                        "128x128x64-g8-w8-s3, its twin with pixels divided by multiplication 128x128x64-g8-w8-s3-mul, "
+                        "split-K's 64x128x64-g8-w4-s3-sk2, or with few or ragged --channels flat K steps' "
+                        "64x64x64-g8-w4-s4-flat); default: the first tuning candidate")
     p.add_argument("--groups", type=int, default=1,
                    help="conv2d_bn_silu only: a grouped convolution of the inspected channels (--channels, default "
                         "64; a divisor of them); as many groups as channels (depthwise) is the direct kernel; of 64 "

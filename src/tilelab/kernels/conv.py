@@ -70,8 +70,9 @@ def output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC, O
     BY_MULTIPLICATION (pixels under 2**31 only): divided by OW and OH by multiplication (`divide_by_constant`; the
     magic numbers are `ops.conv.division_magic`'s), where three divisions by run-time values compile to about
     twenty instructions each per pixel a thread holds. The direct kernel always does; the implicit GEMM in flat K
-    steps only: on the H200 its tap steps gained 4-23% on five layers that way but lost 10-25% on two (fp32's
-    stem 233.7 -> 312.3 us, 28x28x128 in bf16 and fp32; calls WWWWWWWW and CCCCCCCCC)."""
+    steps, and in tap steps where the tuner chose it: on the H200 tap steps gained 4-23% on five layers that way
+    but lost 10-25% on two with the same tiles (fp32's stem 233.7 -> 312.3 us, 28x28x128 in bf16 and fp32;
+    calls WWWWWWWW and CCCCCCCCC)."""
     if BY_MULTIPLICATION:
         rows = divide_by_constant(pixels, OW_MAGIC, OW_SHIFT)  # pixels // OW
         image = divide_by_constant(rows, OH_MAGIC, OH_SHIFT)  # rows // OH
@@ -224,6 +225,7 @@ def conv2d_bn_silu_kernel(
     SPLIT_K: tl.constexpr,
     X_ALIGN: tl.constexpr, W_ALIGN: tl.constexpr, Y_ALIGN: tl.constexpr,
     FLAT_K: tl.constexpr = False,
+    WINDOWS_BY_MULTIPLICATION: tl.constexpr = False,
 ):
     """y = SiLU(batch_norm(conv2d(x, w, groups) + bias)) as an implicit GEMM per bundle of groups: one
     BLOCK_M x BLOCK_N tile (pixels x the bundle's output channels) per program; the grid's second axis is the
@@ -242,6 +244,8 @@ def conv2d_bn_silu_kernel(
 
     FLAT_K: the K steps run over K as one flat range, filter tap and input channel together (`flat_k_blocks`),
     instead of one tap at a time: for few or ragged input channels, whose runs per tap fill little of a K step.
+    WINDOWS_BY_MULTIPLICATION: the pixels' image, row and column found by multiplication (`output_windows`), as
+    the launcher sets it for flat K steps and the tiles tuned so (`ops.conv.windows_by_multiplication_of`).
 
     X_ALIGN > 1 (W_ALIGN > 1): the launcher found C_IN and x's (the weight's) pixel strides multiples of it,
     which Triton's own specialization (multiples of 16) does not say of 24 or 40 channels. Rounded down to that
@@ -277,7 +281,8 @@ def conv2d_bn_silu_kernel(
         ks = ks.to(tl.int64)
 
     image, oh, ow, window_h, window_w = output_windows(pixels, OH, OW, STRIDE_H, STRIDE_W, PAD_H, PAD_W, OW_MAGIC,
-                                                      OW_SHIFT, OH_MAGIC, OH_SHIFT, FLAT_K and not OFFSETS_64)
+                                                      OW_SHIFT, OH_MAGIC, OH_SHIFT,
+                                                      WINDOWS_BY_MULTIPLICATION and not OFFSETS_64)
     x_images = x_ptr + image * stride_xn
     channels = group_channels  # output channels in y, and in the weight's and batch norm's rows
     if GROUPS > 1:
