@@ -37,11 +37,18 @@ HINTS_PROBE = "results/h200-conv-vector-hints-probe-2.log"
 # kernel-bench --op conv2d_bn_silu on the H200, fp16, all ten layers from the shipped table (twenty-eighth session,
 # flat K steps shipped), the run before flat K steps (twenty-fifth session), and the run after flat K steps divided
 # by multiplication (its tap steps' machine code was not kept: `output_windows`).
-DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session28.json"
+FLAT_RUN = "results/h200-conv2d_bn_silu-float16-session28.json"
 TAP_STEPS_RUN = "results/h200-conv2d_bn_silu-float16-session25.json"
 FLAT_FINAL_RUN = "results/h200-conv2d_bn_silu-float16-session28-final.json"
 # The layers flat K steps were made for, as kernel-bench names them: the 3-channel stem and 33 ragged channels.
 FEW_CHANNEL_LAYERS = ((8, 3, 640, 640, 32, 3, 2), (7, 33, 31, 29, 65, 3, 1))
+# fp32 before and after tap tiles could divide by multiplication too (twenty-eighth and twenty-ninth sessions'
+# runs from the shipped table), at the 1x1 expansion and the stride-2 layer, where it gained the most.
+MUL_RUNS = {"before": "results/h200-conv2d_bn_silu-float32-session28.json",
+            "after": "results/h200-conv2d_bn_silu-float32-session29-final.json"}
+MUL_LAYERS = ((32, 64, 56, 56, 256, 1, 1), (8, 128, 80, 80, 256, 3, 2))
+# The dense run of record, fp16, from the shipped table (twenty-ninth session).
+DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session29-final.json"
 # The direct kernel, kernel-bench's shapes (batch, C_in, H, W, C_out, kernel, stride, groups): MobileNetV2's
 # depthwise layer of 144 channels, and a depthwise layer with a channel multiplier of 2 (C_out = 2 * C_in).
 DEPTHWISE_LAYER = (32, 144, 56, 56, 144, 3, 1, 144)
@@ -255,13 +262,23 @@ def flat_section(s: Script, g, k: int, bk: int) -> None:
     s.ask(f"flat K steps of {bk} for K={k}, and lanes masked in all", f"{steps}, {steps * bk - k}")
     s.ask("the tuner times flat tiles here (tilelab.ops.conv.flat_k_fits: a tap's channels fill under 80% of a "
           "step)", flat_k_fits(g))
-    runs = [bench_cases(path) for path in (TAP_STEPS_RUN, DENSE_RUN, FLAT_FINAL_RUN)]
+    runs = [bench_cases(path) for path in (TAP_STEPS_RUN, FLAT_RUN, FLAT_FINAL_RUN)]
     s.say(f"On the H200, fp16, tilelab's time per call with tap steps ({TAP_STEPS_RUN}), with the flat ones the")
-    s.say(f"tuner chose ({DENSE_RUN}), and with their divisions by C_in, OW and OH done by multiplication")
+    s.say(f"tuner chose ({FLAT_RUN}), and with their divisions by C_in, OW and OH done by multiplication")
     s.say(f"(divide_by_constant: about twenty instructions fewer per value a thread holds; {FLAT_FINAL_RUN}):")
     for shape in FEW_CHANNEL_LAYERS:
         tap, flat, final = (run[shape]["us"]["tilelab"] for run in runs)
         s.say(f"  {name(shape)}: {tap:.1f} -> {flat:.1f} -> {final:.1f} us ({tap / final:.2f}x in all)")
+    s.say("Tap steps divide each pixel by OW and OH once per program, before the K loop. By multiplication")
+    s.say("(ConvConfig.windows_by_multiplication, labels ending -mul) their code is shorter, but with the same tiles")
+    s.say("it measured 4-23% faster on five layers and 10-25% slower on two, so the tuner times every tap tile both")
+    s.say("ways (tilelab.ops.conv.candidates) and each layer keeps its faster. fp32 on the H200, from the shipped")
+    before, after = (bench_cases(MUL_RUNS[when]) for when in ("before", "after"))
+    s.say(f"table before and after ({MUL_RUNS['before']}, {MUL_RUNS['after']}):")
+    for shape in MUL_LAYERS:
+        chosen = after[shape]["config"]
+        s.say(f"  {name(shape)}: {before[shape]['us']['tilelab']:.1f} -> {after[shape]['us']['tilelab']:.1f} us, "
+              f"windows_by_multiplication={chosen.get('windows_by_multiplication', False)}")
     s.say("")
 
 
