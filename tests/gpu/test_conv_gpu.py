@@ -220,14 +220,15 @@ SPLIT_LAYER = (3, 256, 7, 9, 200)  # 189 pixels x 200 channels, K = 2304: ragged
 def _split_tiles(dtype):
     g = conv_op.ConvGeometry(*SPLIT_LAYER[:5], 3, 3, (1, 1), (1, 1), (1, 1))
     element_size = torch.finfo(dtype).bits // 8
-    return [conv_op.ConvConfig(**tile.as_dict(), split_k=split)
-            for tile in conv_op._fitted(conv_op.SPLIT_K_TILES, g, element_size) for split in (2, 3, 4)]
+    return [conv_op.ConvConfig(**tile.as_dict(), split_k=split, windows_by_multiplication=multiply)
+            for tile in conv_op._fitted(conv_op.SPLIT_K_TILES, g, element_size) for split in (2, 3, 4)
+            for multiply in (False, True)]
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
 def test_every_split_k_tile(dtype, rng):
-    """Every split tile the tuner may choose, in 2, 3 and 4 slices; a second launch gives the same bits (the
-    last slice sums in slice order, whichever finishes last)."""
+    """Every split tile the tuner may choose, in 2, 3 and 4 slices, dividing its pixels or multiplying (`-mul`); a
+    second launch gives the same bits (the last slice sums in slice order, whichever finishes last)."""
     x, weight, bias, params = make_problem(*SPLIT_LAYER, 3, dtype, "cuda", rng)
     x = x.to(memory_format=torch.channels_last)
     weight = weight.to(memory_format=torch.channels_last)

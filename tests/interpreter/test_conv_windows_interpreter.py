@@ -46,7 +46,7 @@ def test_tap_steps_with_pixels_divided_by_multiplication_match_float64(geometry,
 
 
 def test_split_tap_steps_by_multiplication(device, rng, guarded_outputs):  # noqa: F811
-    """An explicit split-K tile may multiply too (the tuner times no such twin): 9 taps x 2 steps in 3 slices."""
+    """A split-K tile that multiplies: 9 taps x 2 steps in 3 slices."""
     x, weight, bias, params = make_problem(2, 32, 6, 7, 20, 3, torch.float32, device, rng)
     config = conv_op.ConvConfig(32, 32, 16, 8, num_warps=4, num_stages=1, split_k=3, windows_by_multiplication=True)
     y = tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, precision="ieee", config=config)

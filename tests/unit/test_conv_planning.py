@@ -372,7 +372,8 @@ def test_split_k_is_tried_where_few_pixels_meet_a_long_k():
     # Fewer SMs, fewer programs allowed: on 16 SMs only the largest tiles split, in 2.
     g = geometry(batch=32, c_in=512, h=7, w=7, c_out=512)
     few_sms = [c for c in conv_op.candidates(g, 2, sms=16) if conv_op.split_k_of(c) > 1]
-    assert [(c.block_m, c.block_n, c.split_k) for c in few_sms] == [(128, 256, 2)]
+    assert [(c.block_m, c.block_n, c.split_k, c.windows_by_multiplication) for c in few_sms] == \
+        [(128, 256, 2, False), (128, 256, 2, True)]
 
 
 def test_a_split_config_is_labelled_and_round_trips_through_the_tuning_table():
@@ -429,18 +430,25 @@ def test_a_flat_config_is_labelled_and_round_trips_through_the_tuning_table():
 @pytest.mark.parametrize("g", [geometry(c_in=64, c_out=64), geometry(c_in=33, c_out=65), geometry(c_in=256, k=1),
                                grouped(c_in=128, c_out=128, groups=32)], ids=["64", "33", "1x1", "bundles"])
 def test_every_tap_tile_is_timed_with_its_pixels_divided_by_multiplication_too(g):
-    """The implicit GEMM's candidates hold each tap tile twice, once `-mul`; flat tiles, which always multiply,
-    and split-K tiles (a long K loop after the one division) have no such twin."""
+    """The implicit GEMM's candidates hold each tap tile twice, once `-mul`, split or not; flat tiles, which
+    always multiply, have no such twin."""
     for element_size in (2, 4):
         found = conv_op.candidates(g, element_size)
-        taps = conv_op._fitted(conv_op.GPU_CANDIDATES, g, element_size)
+        taps = [conv_op.ConvConfig(**c.as_dict()) for c in found if not getattr(c, "windows_by_multiplication", False)
+                and not conv_op.flat_k_of(c)]
         twins = [c for c in found if getattr(c, "windows_by_multiplication", False)]
-        assert [dataclasses.replace(c, windows_by_multiplication=False) for c in twins] == \
-            [conv_op.ConvConfig(**c.as_dict()) for c in taps]
+        assert taps and [dataclasses.replace(c, windows_by_multiplication=False) for c in twins] == taps
         assert all(c.label().endswith("-mul") and conv_op.windows_by_multiplication_of(c) for c in twins)
-        assert taps and not any(getattr(c, "windows_by_multiplication", False) for c in found
-                                if conv_op.flat_k_of(c) or conv_op.split_k_of(c) > 1)
         assert len(set(found)) == len(found)
+
+
+def test_split_tiles_have_multiplying_twins():
+    g = geometry(batch=32, c_in=512, h=7, w=7, c_out=512)  # ResNet-50's last 3x3 layer: split-K candidates
+    for element_size in (2, 4):
+        split = [c for c in conv_op.candidates(g, element_size) if conv_op.split_k_of(c) > 1]
+        plain = [c for c in split if not c.windows_by_multiplication]
+        assert plain and [c for c in split if c.windows_by_multiplication] == \
+            [dataclasses.replace(c, windows_by_multiplication=True) for c in plain]
 
 
 def test_the_direct_kernel_gets_no_multiplication_twins():

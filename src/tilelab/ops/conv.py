@@ -508,10 +508,10 @@ def tuning_key(x, weight, g: ConvGeometry, input_precision: str, silu: bool) -> 
 def candidates(g: ConvGeometry, element_size: int, sms: int = 132) -> list[Config]:
     """The GPU candidates that fit this problem: not wider than twice the (group's) output channels, not taller
     than twice the pixels; on the implicit GEMM, K steps no longer than the group's input channels (one K step
-    never crosses a filter tap), each tile also with its pixels divided by multiplication (`-mul`: on the H200
-    4-23% faster on five layers, 10-25% slower on two, so the tuner decides), for few or ragged channels
-    (`flat_k_fits`) each tile's flat twin, whose steps may cross taps, and split-K (`SPLIT_K_TILES`) where the
-    slices stay long and the programs few (`sms`: the GPU's SMs)."""
+    never crosses a filter tap), for few or ragged channels (`flat_k_fits`) each tile's flat twin, whose steps
+    may cross taps, and split-K (`SPLIT_K_TILES`) where the slices stay long and the programs few (`sms`: the
+    GPU's SMs). Every tap tile, split or not, comes twice: also with its pixels divided by multiplication (`-mul`:
+    on the H200 4-23% faster on five layers and 10-25% slower on two with the same tiles, so the tuner decides)."""
     m, n, _ = g.gemm()
     if uses_direct_kernel(g):
         return tuning.prune(DIRECT_CANDIDATES, m, g.c_out, element_size)
@@ -527,7 +527,7 @@ def candidates(g: ConvGeometry, element_size: int, sms: int = 132) -> list[Confi
             config = ConvConfig(**tile.as_dict(), split_k=split)
             if (steps >= split * SPLIT_K_MIN_STEPS and programs * split <= SPLIT_K_MAX_WAVES * sms
                     and _workspace_elements(g, config) < INT32_LIMIT):
-                found.append(config)
+                found += [config, dataclasses.replace(config, windows_by_multiplication=True)]
     return list(dict.fromkeys(found))
 
 
