@@ -48,7 +48,7 @@ MUL_RUNS = {"before": "results/h200-conv2d_bn_silu-float32-session28.json",
             "after": "results/h200-conv2d_bn_silu-float32-session29-final.json"}
 MUL_LAYERS = ((32, 64, 56, 56, 256, 1, 1), (8, 128, 80, 80, 256, 3, 2))
 # The dense run of record, fp16, from the shipped table (twenty-ninth session).
-DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session29-final.json"
+DENSE_RUN = "results/h200-conv2d_bn_silu-float16-session29-split-mul.json"
 # The direct kernel, kernel-bench's shapes (batch, C_in, H, W, C_out, kernel, stride, groups): MobileNetV2's
 # depthwise layer of 144 channels, and a depthwise layer with a channel multiplier of 2 (C_out = 2 * C_in).
 DEPTHWISE_LAYER = (32, 144, 56, 56, 144, 3, 1, 144)
@@ -578,13 +578,15 @@ def split_k_section(s: Script) -> None:
         _workspace_shape,
         candidates,
         split_k_of,
+        windows_by_multiplication_of,
     )
 
     g = geometry(SPLIT_LAYER)
     m, n, k = g.gemm()
     s.say("\nSplit-K: the last layers have few output pixels and a long K.")
     s.ask("ResNet-50's last 3x3 layer, 32x512x7x7 to 512 channels, pad 1: M, N, K", f"{m}, {n}, {k}")
-    split = [c for c in candidates(g, FP16_BYTES, H200_SMS) if split_k_of(c) > 1]
+    split = [c for c in candidates(g, FP16_BYTES, H200_SMS)
+             if split_k_of(c) > 1 and not windows_by_multiplication_of(c)]  # each has a -mul twin besides
     tile = split[0]
     steps = k_step(k - 1, g, tile.block_k)[0] + 1
     tiles = tuning.tile_count(m, n, tile)
@@ -605,6 +607,7 @@ def split_k_section(s: Script) -> None:
     half = (len(labels) + 1) // 2
     s.say("  " + ", ".join(labels[:half]))
     s.say("  " + ", ".join(labels[half:]))
+    s.say("(and each once more as its -mul twin, its pixels divided by multiplication, as every tap tile has)")
     early = geometry(RESNET)
     early_steps = k_step(early.gemm()[2] - 1, early, block_k(early))[0] + 1
     early_split = [c for c in candidates(early, FP16_BYTES, H200_SMS) if split_k_of(c) > 1]
@@ -613,8 +616,8 @@ def split_k_section(s: Script) -> None:
     wide = geometry(dict(batch=32, c_in=256, h=14, w=14, c_out=256, kh=3, kw=3))
     fp32_tile = next(c for c in candidates(wide, 4, H200_SMS) if split_k_of(c) > 1)
     wide_tiles = tuning.tile_count(*wide.gemm()[:2], fp32_tile)
-    kept = [c.split_k for c in candidates(wide, 4, H200_SMS)
-            if split_k_of(c) > 1 and tuning.Config.label(c) == tuning.Config.label(fp32_tile)]
+    kept = [c.split_k for c in candidates(wide, 4, H200_SMS) if split_k_of(c) > 1
+            and not windows_by_multiplication_of(c) and tuning.Config.label(c) == tuning.Config.label(fp32_tile)]
     s.ask(f"fp32 32x256x14x14x256, {fp32_tile.block_m}x{fp32_tile.block_n}x{fp32_tile.block_k} tile: tiles; 4 slices' "
           f"programs against {SPLIT_K_MAX_WAVES} x {H200_SMS}",
           f"{wide_tiles}; {4 * wide_tiles} > {SPLIT_K_MAX_WAVES * H200_SMS}: S tried " + ", ".join(map(str, kept)))
