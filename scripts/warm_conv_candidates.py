@@ -6,6 +6,10 @@ the candidates one at a time. Times nothing: each candidate is launched once, on
     python scripts/warm_conv_candidates.py --dtype float16 --shape 32 64 56 56 256 1 1 [--shape ...] [--workers 12]
 
 Shapes are kernel-bench's: batch C_in H W C_out kernel stride [groups].
+
+Since `tuning.compile_ahead` the tuner compiles one key's candidates on threads by itself; this script still
+compiles many layers and dtypes at once, in processes, before a run that tunes them all (the device calls
+DDDDDDDDD, FFFFFFFFF and HHHHHHHHH ran it so).
 """
 
 import argparse
