@@ -285,13 +285,21 @@ def known(key: str, config_type: type = Config, fallback_key: str | None = None)
 
 
 # The candidates compile before any is timed, several at a time: Triton's compiler releases the GIL, so threads
-# overlap (8 conv tiles for sm_90 on 2 cores: 4.2 s one by one, 2.3 s on 2 threads; the same cubins).
+# overlap (8 conv tiles for sm_90 on 2 cores: 4.2 s one by one, 2.3 s on 2 threads, the same cubins; on the H200's
+# host, first-sight tuning 1.6-5.3x faster on 8 threads, results/h200-compile-ahead-probe.log).
 # TILELAB_COMPILE_THREADS=1 compiles each candidate when it is first timed, as before.
 COMPILE_THREADS = 8
 
 
 def compile_threads() -> int:
-    return max(1, int(os.environ.get("TILELAB_COMPILE_THREADS", min(COMPILE_THREADS, os.cpu_count() or 1))))
+    """TILELAB_COMPILE_THREADS, else the CPU count up to COMPILE_THREADS."""
+    setting = os.environ.get("TILELAB_COMPILE_THREADS")
+    if setting is None:
+        return min(COMPILE_THREADS, os.cpu_count() or 1)
+    try:
+        return max(1, int(setting))
+    except ValueError:
+        raise ValueError(f"TILELAB_COMPILE_THREADS must be a whole number of threads; got {setting!r}") from None
 
 
 _COLLECTING = contextvars.ContextVar("tilelab_tuning_collecting", default=False)
@@ -300,12 +308,15 @@ _COLLECTING = contextvars.ContextVar("tilelab_tuning_collecting", default=False)
 @contextlib.contextmanager
 def _launches_only_collected(found: list):
     """Inside: a Triton launch that would compile returns instead, compiling and running nothing, and its kernel
-    and specialization are appended to `found` (Triton's jit_cache_hook: a hook returning True skips both)."""
+    and specialization are appended to `found` (Triton's jit_cache_hook: a hook returning True skips both). The
+    hook is global, so launches from other threads go on to the hook that was there before."""
     runtime = triton.knobs.runtime
     previous = runtime.jit_cache_hook
 
-    def collect(*, fn, compile, **_):
-        found.append((fn.jit_function, compile["specialization_data"]))
+    def collect(**kwargs):
+        if not _COLLECTING.get():  # another thread's launch (each thread has its own context)
+            return previous(**kwargs) if previous else None
+        found.append((kwargs["fn"].jit_function, kwargs["compile"]["specialization_data"]))
         return True
 
     runtime.jit_cache_hook = collect
@@ -331,7 +342,7 @@ def compile_ahead(launches: Sequence[Callable[[], None]], threads: int | None = 
         for launch in launches:
             try:
                 launch()
-            except Exception:  # noqa: BLE001  (compiled, and its error raised, when timed)
+            except Exception:  # compiled, and its error raised, when timed
                 pass
     device = torch.cuda.current_device()
 
@@ -340,7 +351,7 @@ def compile_ahead(launches: Sequence[Callable[[], None]], threads: int | None = 
         torch.cuda.set_device(device)  # a thread starts on device 0
         try:
             kernel.preload(specialization)
-        except Exception:  # noqa: BLE001  (compiled, and its error raised, when timed)
+        except Exception:  # compiled, and its error raised, when timed
             return False
         return True
 

@@ -1,5 +1,7 @@
 """`tuning.compile_ahead`'s rules that need no GPU (tests/gpu/test_compile_ahead_gpu.py compiles for real)."""
 
+import threading
+
 import pytest
 import triton
 
@@ -15,6 +17,31 @@ def test_compile_threads(setting, threads, monkeypatch):
     else:
         monkeypatch.setenv("TILELAB_COMPILE_THREADS", setting)
     assert tuning.compile_threads() == threads
+
+
+def test_a_thread_count_that_is_not_a_number_is_refused(monkeypatch):
+    monkeypatch.setenv("TILELAB_COMPILE_THREADS", "many")
+    with pytest.raises(ValueError, match="TILELAB_COMPILE_THREADS must be a whole number of threads; got 'many'"):
+        tuning.compile_threads()
+
+
+def test_another_threads_launch_goes_to_the_hook_that_was_there(monkeypatch):
+    """The hook is global: only the collecting thread's launches are collected; another thread's reach the
+    previous hook (here one that lets it compile), and nothing of theirs is skipped."""
+    seen = []
+    monkeypatch.setattr(triton.knobs.runtime, "jit_cache_hook", lambda **kwargs: seen.append(kwargs["repr"]))
+    found, answers = [], []
+
+    class Info:
+        jit_function = "kernel"
+
+    with tuning._launches_only_collected(found):
+        hook = triton.knobs.runtime.jit_cache_hook
+        worker = threading.Thread(target=lambda: answers.append(hook(key="k", repr="theirs", fn=Info(), compile={
+            "specialization_data": "{}"}, is_manual_warmup=False, already_compiled=False)))
+        worker.start()
+        worker.join()
+    assert answers == [None] and seen == ["theirs"] and found == []
 
 
 def test_no_gpu_or_one_thread_compiles_nothing_and_runs_no_launch():
