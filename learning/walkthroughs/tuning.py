@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from pathlib import Path
 
@@ -30,6 +31,17 @@ def shipped_entry(key_suffix: str) -> tuple[str, dict]:
     entries = json.loads(table.read_text())["entries"]
     key = next(k for k in entries if k.endswith(key_suffix))
     return key, entries[key]
+
+
+COMPILE_PROBE = "results/h200-compile-ahead-probe.log"  # first-sight tuning, one compile thread against eight
+
+
+def first_call_seconds(case: str) -> tuple[float, float, int]:
+    """The probe's row for `case`: seconds with one thread, with eight, and the kernels compiled ahead."""
+    text = (Path(__file__).resolve().parents[2] / COMPILE_PROBE).read_text()
+    row = next(line for line in text.splitlines() if line.startswith(case + " "))
+    (one, _), (eight, ahead) = re.findall(r"([\d.]+) s \(\s*(\d+) ahead\)", row)
+    return float(one), float(eight), int(ahead)
 
 
 def build() -> Script:
@@ -84,6 +96,17 @@ def build() -> Script:
         s.ask(f"fp8 {m}x{n} on {sms} SMs: the untuned tile", f"{c.block_m}x{c.block_n}, {tiles} tiles")
     s.say("At 128x256x64 one 128x256 tile ran on one SM: 5.2 us per call in a CUDA graph, against 2.7 us")
     s.say("for 64x64 tiles on 8 SMs (results/h200-tiny-tiles-probe.log).\n")
+
+    s.say("A new problem's tuning costs more in compiling than in timing: each candidate is a kernel of its own,")
+    s.say("seconds of compiler work. tilelab.tuning.compile_ahead compiles them all before the first is timed, on")
+    s.say("several threads (Triton's compiler lets go of Python's lock): each candidate's launch runs once with")
+    s.say("Triton's jit_cache_hook answering True, which compiles and runs nothing and only names the kernel.")
+    s.ask("threads it would use on this machine (tilelab.tuning.compile_threads, TILELAB_COMPILE_THREADS)",
+          tuning.compile_threads())
+    one, eight, ahead = first_call_seconds("conv 7x33x31x29x65x3x1 fp32")
+    s.ask("on the H200, the ragged fp32 convolution's first call (it tunes): one thread, then eight",
+          f"{one:.1f} s, then {eight:.1f} s ({ahead} kernels compiled ahead; the same winner)")
+    s.say(f"({COMPILE_PROBE})\n")
 
     a, b, c = (f"{TRUE_MS[name]:.2f}" for name in "ABC")
     s.say(f"Now the trap. Three candidates take {a}, {b} and {c} ms (B is best),")

@@ -131,6 +131,13 @@ def test_tuning_walkthrough_shows_the_drift_trap_with_the_library_s_own_order():
     order = " ".join(library_tuning.turn_order(["A", "B", "C"]))
     assert answers[f"taking turns, forward then back ({order}): the winner"].startswith("B,")
     assert answers["NVIDIA H200|pointer|float16|float16|tf32|ab|128x256x128"].startswith("16x32x128")
+    assert answers["threads it would use on this machine (tilelab.tuning.compile_threads, TILELAB_COMPILE_THREADS)"] \
+        == str(library_tuning.compile_threads())
+    probe = (REPO_ROOT / "results/h200-compile-ahead-probe.log").read_text()
+    row = next(line for line in probe.splitlines() if line.startswith("conv 7x33x31x29x65x3x1 fp32"))
+    assert "61.12 s (  0 ahead)" in row and "11.64 s ( 35 ahead)" in row
+    assert answers["on the H200, the ragged fp32 convolution's first call (it tunes): one thread, then eight"] == (
+        "61.1 s, then 11.6 s (35 kernels compiled ahead; the same winner)")
 
 
 def test_descriptors_walkthrough_shows_what_the_library_builds():
