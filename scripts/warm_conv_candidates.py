@@ -30,7 +30,7 @@ def _compile(task) -> tuple[str, int, float]:
     inputs = op_conv.make_inputs(shape, dtype, "cuda", torch.Generator("cuda").manual_seed(0))
     x, weight, bias, mean, var, gamma, beta, stride = inputs[:8]
     groups = inputs[8] if len(inputs) > 8 else 1
-    by_label = {c.label(): c for c in conv_op.candidates(_geometry(shape), dtype.itemsize)}
+    by_label = {c.label(): c for c in conv_op.candidates(op_conv.geometry(shape), dtype.itemsize)}
     start = time.perf_counter()
     for label in labels:
         tilelab.conv2d_bn_silu(x, weight, bias, running_mean=mean, running_var=var, bn_weight=gamma, bn_bias=beta,
@@ -38,15 +38,6 @@ def _compile(task) -> tuple[str, int, float]:
                                config=by_label[label])
     torch.cuda.synchronize()
     return f"{dtype_name} {shape}", len(labels), time.perf_counter() - start
-
-
-def _geometry(shape):
-    from tilelab.ops import conv as conv_op
-
-    batch, c_in, h, w, c_out, kernel, stride = shape[:7]
-    groups = shape[7] if len(shape) > 7 else 1
-    return conv_op.ConvGeometry(batch, c_in, h, w, c_out, kernel, kernel, (stride, stride), (kernel // 2,) * 2,
-                                (1, 1), groups)
 
 
 def main() -> None:
@@ -57,13 +48,14 @@ def main() -> None:
     parser.add_argument("--per-task", type=int, default=8, help="candidates per task (a worker's turn)")
     args = parser.parse_args()
 
+    from tilelab.bench import op_conv
     from tilelab.ops import conv as conv_op
 
     tasks = []
     for dtype_name in args.dtype:
         size = 4 if dtype_name == "float32" else 2
         for shape in map(tuple, args.shape):
-            labels = [c.label() for c in conv_op.candidates(_geometry(shape), size)]
+            labels = [c.label() for c in conv_op.candidates(op_conv.geometry(shape), size)]
             tasks += [(shape, dtype_name, labels[i:i + args.per_task]) for i in range(0, len(labels), args.per_task)]
     start = time.perf_counter()
     context = multiprocessing.get_context("spawn")  # CUDA in each worker of its own

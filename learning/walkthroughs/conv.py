@@ -207,11 +207,11 @@ def probe_us(path: str, section: str, pattern: str) -> float:
 
 
 def bench_geometry(shape: tuple):
-    """A kernel-bench grouped shape as the library's ConvGeometry, padded kernel // 2 as kernel-bench pads."""
-    from tilelab.ops.conv import ConvGeometry
+    """A kernel-bench grouped shape as the library's ConvGeometry (tilelab.bench.op_conv.geometry: padded
+    kernel // 2, as kernel-bench pads)."""
+    from tilelab.bench.op_conv import geometry
 
-    batch, c_in, h, w, c_out, k, stride, groups = shape
-    return ConvGeometry(batch, c_in, h, w, c_out, k, k, (stride, stride), (k // 2, k // 2), (1, 1), groups)
+    return geometry(shape)
 
 
 def ncu_metric(path: str, metric: str) -> float:

@@ -45,6 +45,16 @@ def test_flops_and_bytes_count_one_group_per_output_channel():
         dense, torch.float32)
 
 
+@pytest.mark.parametrize("shape", [(8, 3, 640, 640, 32, 3, 2), (7, 36, 31, 29, 36, 3, 1, 36), (2, 40, 5, 6, 24, 1, 1)])
+def test_geometry_is_the_library_s_for_what_kernel_bench_runs(shape):
+    """op_conv.geometry: the ConvGeometry of the convolution kernel-bench times, whose output size is output_size's."""
+    g = op_conv.geometry(shape)
+    assert (g.batch, g.c_in, g.h, g.w, g.c_out, g.kh, g.kw) == (*shape[:6], shape[5])
+    assert (g.stride, g.padding, g.dilation, g.groups) == ((shape[6],) * 2, (shape[5] // 2,) * 2, (1, 1),
+                                                           shape[7] if len(shape) > 7 else 1)
+    assert (g.oh, g.ow) == op_conv.output_size(shape)
+
+
 def test_inputs_and_reference():
     op = registry.get_op("conv2d_bn_silu-grouped")
     shape = (2, 4, 7, 6, 8, 3, 2, 4)

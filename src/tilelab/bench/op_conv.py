@@ -66,6 +66,15 @@ def _groups(shape) -> int:
     return shape[7] if len(shape) > 7 else 1
 
 
+def geometry(shape):
+    """A shape of either op as the library's ConvGeometry: a square filter, padded kernel // 2, no dilation."""
+    from tilelab.ops.conv import ConvGeometry
+
+    batch, c_in, h, w, c_out, kernel, stride = shape[:7]
+    return ConvGeometry(batch, c_in, h, w, c_out, kernel, kernel, (stride, stride), (kernel // 2,) * 2, (1, 1),
+                        _groups(shape))
+
+
 def make_inputs(shape, dtype, device, generator):
     batch, c_in, h, w, c_out, kernel, stride = shape[:7]
     groups = _groups(shape)
