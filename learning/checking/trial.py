@@ -53,9 +53,14 @@ class Trial:
 
 
 class Part:
-    """One named piece of an exercise (usually one function) and the check for it."""
+    """One named piece of an exercise (usually one function) and the check for it.
 
-    def __init__(self, name: str, check, needs: tuple[str, ...] = ()):
+    todo: what the part checks, shown while a function it calls still raises NotImplementedError. Needed by a part
+    not named after a function: that function's own TODO text would describe another part.
+    """
+
+    def __init__(self, name: str, check, needs: tuple[str, ...] = (), todo: str = ""):
         self.name = name
         self.check = check  # check(learner_module, trial); raises CheckFailure when wrong
         self.needs = needs or (name,)
+        self.todo = todo

@@ -86,7 +86,7 @@ def run_parts(exercise, module, learner_file: Path, seed: int, verbose: bool, lo
         try:
             part.check(module, trial)
         except NotImplementedError as todo:
-            message = str(todo) or "still raises NotImplementedError"
+            message = part.todo or str(todo) or "still raises NotImplementedError"
             results.append({"name": part.name, "status": Status.TODO.value, "cases": trial.cases_run,
                             "message": message})
         except CheckFailure as failure:

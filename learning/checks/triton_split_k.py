@@ -617,5 +617,7 @@ def check_any_arrival_order(module, trial) -> None:
 PARTS = [
     Part("k_slices", check_k_slices),
     Part("launch_split_k", check_launch_split_k, needs=("splitk_kernel", "launch_split_k")),
-    Part("any_arrival_order", check_any_arrival_order, needs=("splitk_kernel", "launch_split_k")),
+    Part("any_arrival_order", check_any_arrival_order, needs=("splitk_kernel", "launch_split_k"),
+         todo="any_arrival_order: programs arrive out of grid order, each tile's slices last to first; only the "
+              "last slice to arrive may add the planes into C (after launch_split_k passes)"),
 ]

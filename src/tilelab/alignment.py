@@ -57,9 +57,10 @@ def _row_start_bytes(width: int, element_size: int) -> int:
 def _size_tuple(size) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (Sequence, torch.Size)):
         size = tuple(size[0])
-    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in size):
-        raise contracts.ShapeError(f"size must be non-negative ints, as torch.empty takes them; got {size!r}")
-    return tuple(size)
+    try:
+        return tuple(contracts.as_int(d, "size", low=0) for d in size)
+    except contracts.ContractError:
+        raise contracts.ShapeError(f"size must be non-negative ints, as torch.empty takes them; got {size!r}") from None
 
 
 def empty_aligned(*size, dtype: torch.dtype | None = None, device=None) -> torch.Tensor:

@@ -5,6 +5,9 @@ was expected, so a wrong call never reaches a kernel (where it could crash,
 hang or write out of bounds).
 """
 
+import math
+import numbers
+import operator
 from collections.abc import Iterable
 
 import torch
@@ -39,7 +42,15 @@ class AlignmentError(ContractError):
 def require_tensor(x, name: str) -> torch.Tensor:
     if not isinstance(x, torch.Tensor):
         raise InputTypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.layout is not torch.strided:  # sparse and other layouts have no strides for a kernel to follow
+        raise InputTypeError(f"{name} must be a dense (strided) tensor; got layout {x.layout}. Pass {name}.to_dense().")
     return x
+
+
+def dense(*xs) -> bool:
+    """Whether every x is a strided torch.Tensor: what a replay key may read the strides of (anything else goes
+    to the contract check)."""
+    return all(isinstance(x, torch.Tensor) and x.layout is torch.strided for x in xs)
 
 
 def require_rank_at_least(x: torch.Tensor, name: str, rank: int) -> None:
@@ -108,3 +119,87 @@ def broadcast_batch(a_batch: torch.Size, b_batch: torch.Size) -> torch.Size:
         raise ShapeError(
             f"batch dimensions of a {tuple(a_batch)} and b {tuple(b_batch)} cannot be broadcast together"
         ) from None
+
+
+def as_int(value, name: str, low: int | None = None, high: int | None = None) -> int:
+    """value as a Python int: any integer torch accepts (a numpy or 0-d tensor integer too) but a bool or a
+    float, within [low, high] where given. Kernels get the Python int, never the caller's object."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        number = operator.index(value)
+    except TypeError:
+        raise InputTypeError(f"{name} must be an int; got {type(value).__name__} {value!r}") from None
+    if (low is not None and number < low) or (high is not None and number > high):
+        bound = f"from {low} to {high}" if low is not None and high is not None else (
+            f"at least {low}" if low is not None else f"at most {high}")
+        raise ContractError(f"{name} must be an int {bound}; got {number}")
+    return number
+
+
+def as_finite_nonnegative(value, name: str) -> float:
+    """value as a Python float, finite and >= 0 (an epsilon): any real number but a bool, numpy's included."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputTypeError(f"{name} must be a real number; got {type(value).__name__} {value!r}")
+    number = float(value)
+    if not number >= 0 or math.isinf(number):
+        raise ContractError(f"{name} must be a finite number >= 0; got {value!r}")
+    return number
+
+
+def require_bool(value, name: str) -> None:
+    if not isinstance(value, bool):
+        raise InputTypeError(f"{name} must be True or False; got {type(value).__name__} {value!r}")
+
+
+WARP_COUNTS = (1, 2, 4, 8, 16)
+
+
+def require_config_int(config, field: str, low: int = 1, high: int | None = None) -> int:
+    """A config field that reaches a kernel as a compile-time constant: a plain int (a float, a bool or a numpy
+    integer would compile another kernel, or none), from low to high."""
+    value = getattr(config, field)
+    if type(value) is not int or value < low or (high is not None and value > high):
+        bound = f"from {low} to {high}" if high is not None else f">= {low}"
+        raise ContractError(f"config.{field} must be an int {bound}; got {value!r}")
+    return value
+
+
+def require_launch_counts(config) -> None:
+    """A tile config's counts besides its block sizes: GROUP_M (the tile order divides by it; 0 or less sends
+    programs to tiles that do not exist, writing out of bounds), the pipeline's stages and the warps (a power
+    of two up to 16, Triton's rule)."""
+    require_config_int(config, "group_m")
+    require_config_int(config, "num_stages")
+    if type(config.num_warps) is not int or config.num_warps not in WARP_COUNTS:
+        raise ContractError(f"config.num_warps must be one of {', '.join(map(str, WARP_COUNTS))}; "
+                            f"got {config.num_warps!r}")
+
+
+def as_shapes(shapes, name: str, lengths: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """A list of shapes, each `lengths[i]` ints >= 0 for some i. One bare shape is refused, not read as several
+    one-number shapes."""
+    if isinstance(shapes, (str, bytes, torch.Tensor)) or not isinstance(shapes, Iterable):
+        raise InputTypeError(f"{name} must be a list of shapes such as [(M, N, K)]; got {type(shapes).__name__}")
+    shapes = list(shapes)
+    counts = " or ".join(map(str, lengths))
+    out = []
+    for i, shape in enumerate(shapes):
+        if not isinstance(shape, Iterable) or isinstance(shape, (str, bytes)):
+            hint = ": wrap one shape in a list" if i == 0 else ""
+            raise InputTypeError(f"{name}[{i}] must be a shape of {counts} ints; got {shape!r}{hint}")
+        dims = tuple(as_int(d, f"{name}[{i}]", low=0) for d in shape)
+        if len(dims) not in lengths:
+            raise ShapeError(f"{name}[{i}] must have {counts} sizes; got {dims}")
+        out.append(dims)
+    return out
+
+
+def as_choices(values, name: str, allowed: Iterable) -> tuple:
+    """One allowed value, or an iterable of them, as a tuple (a bare string, dtype or bool is one value)."""
+    if values is None or isinstance(values, (str, bool, torch.dtype)) or not isinstance(values, Iterable):
+        values = (values,)
+    values = tuple(values)
+    for value in values:
+        require_choice(value, name, allowed)
+    return values

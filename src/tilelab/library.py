@@ -17,23 +17,31 @@ padded rows is copied, since traced programs assume the fake's strides.
 
 import torch
 
+from tilelab import contracts
 from tilelab.ops import matmul as matmul_op
 from tilelab.recompute import gradients_by_recompute
 
 _DTYPES = {None: None, "float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 
 
+def _out_dtype(name: str | None) -> torch.dtype | None:
+    """The op's out_dtype, a string in its schema, as tilelab.matmul's torch.dtype."""
+    if name not in _DTYPES:
+        raise contracts.DTypeError("out_dtype must be one of " + ", ".join(map(repr, _DTYPES)) + f"; got {name!r}")
+    return _DTYPES[name]
+
+
 @torch.library.custom_op("tilelab::matmul", mutates_args=())
 def matmul(a: torch.Tensor, b: torch.Tensor, out_dtype: str | None = None, precision: str | None = None,
            path: str | None = None, config: str | None = None) -> torch.Tensor:
-    out = matmul_op.matmul(a, b, out_dtype=_DTYPES[out_dtype], precision=precision, path=path, config=config)
+    out = matmul_op.matmul(a, b, out_dtype=_out_dtype(out_dtype), precision=precision, path=path, config=config)
     return out if out.is_contiguous() else out.contiguous()
 
 
 @matmul.register_fake
 def _(a, b, out_dtype=None, precision=None, path=None, config=None):
     shape = torch.matmul(a, b).shape  # fake tensors: only the shape rules run
-    return a.new_empty(shape, dtype=_DTYPES[out_dtype] or a.dtype)
+    return a.new_empty(shape, dtype=_out_dtype(out_dtype) or a.dtype)
 
 
 def _setup_context(ctx, inputs, output):

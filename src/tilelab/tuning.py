@@ -110,6 +110,7 @@ WIDE_CANDIDATES: tuple[Config, ...] = (
 )
 
 SHARED_MEMORY_BUDGET = 227 * 1024  # bytes per block on Hopper (sm_90)
+SPLIT_K_LIMIT = 64  # an explicit config's most K slices (more only multiply partial tiles and counters)
 
 
 def prune(candidates: Sequence[Config], m: int, n: int, element_size: int, out_element_size: int = 0,

@@ -341,8 +341,8 @@ def _error_cases(device):
         # groups
         ("groups must be an int; got float", tilelab.InputTypeError, (x, w[:, :2]), {**bn, "groups": 2.0}),
         ("groups must be an int; got bool", tilelab.InputTypeError, (x, w), {**bn, "groups": True}),
-        ("groups must be >= 1; got 0", tilelab.ContractError, (x, w), {**bn, "groups": 0}),
-        ("groups must be >= 1; got -2", tilelab.ContractError, (x, w), {**bn, "groups": -2}),
+        ("groups must be an int at least 1; got 0", tilelab.ContractError, (x, w), {**bn, "groups": 0}),
+        ("groups must be an int at least 1; got -2", tilelab.ContractError, (x, w), {**bn, "groups": -2}),
         ("x's C_in = 4 is not divisible by groups = 3", tilelab.ShapeError, (x, w[:, :1]), {**bn, "groups": 3}),
         ("weight's C_out = 6 is not divisible by groups = 4", tilelab.ShapeError, (x, w[:6, :1]), {**bn, "groups": 4}),
         ("weight has 4 input channels per group, expected C_in / groups = 4 / 2 = 2", tilelab.ShapeError, (x, w),

@@ -66,7 +66,7 @@ def test_describe_plan_reports_the_slices(device, rng):
 @pytest.mark.parametrize("split_k", [0, 65, 2.0, True])
 def test_a_bad_split_is_refused(split_k, device, rng):
     x, weight, bias, params = make_problem(1, 16, 5, 5, 16, 3, torch.float16, device, rng)
-    with pytest.raises(tilelab.ContractError, match="config.split_k must be an integer from 1 to 64"):
+    with pytest.raises(tilelab.ContractError, match="config.split_k must be an int from 1 to 64"):
         tilelab.conv2d_bn_silu(x, weight, bias, **params, padding=1, config=_tile(split_k))
 
 

@@ -138,8 +138,8 @@ def _error_cases(device):
         (tilelab.rmsnorm, (x, torch.ones(8, dtype=torch.int64, device=device)), {}, tilelab.DTypeError,
          "weight must be a floating-point"),
         (tilelab.rmsnorm, (x,), {"eps": -1.0}, tilelab.ContractError, "eps must be a finite number"),
-        (tilelab.rmsnorm, (x,), {"residual": x.half()}, tilelab.ShapeError, "residual must match x"),
-        (tilelab.rmsnorm, (x,), {"residual": x[:2]}, tilelab.ShapeError, "residual must match x"),
+        (tilelab.rmsnorm, (x,), {"residual": x.half()}, tilelab.DTypeError, "x=float32, residual=float16"),
+        (tilelab.rmsnorm, (x,), {"residual": x[:2]}, tilelab.ShapeError, r"residual must have x's shape \(3, 8\)"),
         (tilelab.rmsnorm, (torch.tensor(1.0, device=device),), {}, tilelab.ShapeError, "at least 1 dimension"),
     ]
 

@@ -19,6 +19,8 @@ def test_solution_passes(exercise):
 def test_starter_is_todo(exercise):
     result = check_file(exercise, exercise.exercise_file, seed=7)
     assert result.status == Status.TODO, f"{result.message} {result.parts}"
+    todo = [p["message"] for p in result.parts if p["status"] == Status.TODO.value]
+    assert len(set(todo)) == len(todo), f"two parts print the same TODO text: {todo}"
 
 
 def test_exercise_and_solution_files_match_the_catalog():

@@ -124,7 +124,7 @@ SPLIT_K_TILES: tuple[Config, ...] = (
 SPLIT_K_FACTORS = (2, 4)
 SPLIT_K_MIN_STEPS = 8
 SPLIT_K_MAX_WAVES = 4
-SPLIT_K_LIMIT = 64  # an explicit ConvConfig's most slices (more only multiply partials and counters)
+SPLIT_K_LIMIT = tuning.SPLIT_K_LIMIT  # an explicit ConvConfig's most slices
 # Flat K steps (`ConvConfig.flat_k`) are timed for layers whose input channels fill under FLAT_K_BELOW of a K step
 # of FLAT_K_STEP 16-bit terms per filter tap (`flat_k_fits`).
 FLAT_K_STEP = 64
@@ -284,7 +284,7 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
         return replay(x, weight, per_channel)
 
     geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
-                      dilation, groups, precision, config)
+                      dilation, groups, precision, config, silu)
     if torch.is_grad_enabled() and any(t is not None and t.requires_grad
                                        for t in (x, weight, bias, bn_weight, bn_bias)):
         return _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, geometry,
@@ -313,11 +313,16 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
 
 
 def _pair(value, name: str, minimum: int) -> tuple[int, int]:
-    if isinstance(value, bool) or not isinstance(value, (int, tuple, list)):
-        raise contracts.InputTypeError(f"{name} must be an int or a pair of ints; got {type(value).__name__}")
-    pair = (value, value) if isinstance(value, int) else tuple(value)
-    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in pair):
-        raise contracts.InputTypeError(f"{name} must be an int or a pair of ints; got {value!r}")
+    """An int or a pair of them (numpy's too, as torch takes), as two Python ints."""
+    try:
+        if isinstance(value, (tuple, list)):
+            if len(value) != 2:
+                raise contracts.InputTypeError
+            pair = tuple(contracts.as_int(v, name) for v in value)
+        else:
+            pair = (contracts.as_int(value, name),) * 2
+    except contracts.InputTypeError:
+        raise contracts.InputTypeError(f"{name} must be an int or a pair of ints; got {value!r}") from None
     if min(pair) < minimum:
         raise contracts.ContractError(f"{name} must be >= {minimum}; got {value!r}")
     return pair
@@ -349,11 +354,8 @@ def _per_channel(t, name: str, c_out: int, x: torch.Tensor, required: bool = Fal
     contracts.require_vector(t, name, c_out, "output channel", x)
 
 
-def _check_groups(groups, c_in: int, c_out: int, weight_c_in: int) -> None:
-    if isinstance(groups, bool) or not isinstance(groups, int):
-        raise contracts.InputTypeError(f"groups must be an int; got {type(groups).__name__}")
-    if groups < 1:
-        raise contracts.ContractError(f"groups must be >= 1; got {groups}")
+def _check_groups(groups, c_in: int, c_out: int, weight_c_in: int) -> int:
+    groups = contracts.as_int(groups, "groups", low=1)
     if c_in % groups:
         raise contracts.ShapeError(f"x's C_in = {c_in} is not divisible by groups = {groups}")
     if c_out % groups:
@@ -362,10 +364,11 @@ def _check_groups(groups, c_in: int, c_out: int, weight_c_in: int) -> None:
         raise contracts.ShapeError(
             f"weight has {weight_c_in} input channels per group, expected C_in / groups = {c_in} / {groups} = "
             f"{c_in // groups}: weight must be [C_out, C_in / groups, KH, KW]")
+    return groups
 
 
 def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
-           groups, precision, config) -> ConvGeometry:
+           groups, precision, config, silu=True) -> ConvGeometry:
     contracts.require_tensor(x, "x")
     contracts.require_tensor(weight, "weight")
     if x.dim() != 4:
@@ -378,7 +381,7 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
     contracts.require_runnable_device({"x": x, "weight": weight})
     batch, c_in, h, w = x.shape
     c_out, w_c_in, kh, kw = weight.shape
-    _check_groups(groups, c_in, c_out, w_c_in)
+    groups = _check_groups(groups, c_in, c_out, w_c_in)
     if kh == 0 or kw == 0:
         raise contracts.ShapeError(f"weight's filter must be at least 1x1; got {kh}x{kw}")
     _per_channel(bias, "bias", c_out, x)
@@ -386,8 +389,8 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
     _per_channel(running_var, "running_var", c_out, x, required=True)
     _per_channel(bn_weight, "bn_weight", c_out, x)
     _per_channel(bn_bias, "bn_bias", c_out, x)
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0 or math.isinf(eps):
-        raise contracts.ContractError(f"eps must be a finite number >= 0; got {eps!r}")
+    contracts.as_finite_nonnegative(eps, "eps")
+    contracts.require_bool(silu, "silu")
     stride = _pair(stride, "stride", 1)
     dilation = _pair(dilation, "dilation", 1)
     padding = _padding(padding, (kh, kw), stride, dilation)
@@ -427,14 +430,11 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
 def _check_tile(config: Config) -> None:
     for field in ("block_m", "block_n", "block_k"):
         value = getattr(config, field)
-        if not tuning.is_power_of_two(value) or value < 16:
-            raise contracts.ContractError(f"config.{field} must be a power of two >= 16; got {value}")
-    if config.group_m < 1 or config.num_warps not in (1, 2, 4, 8, 16) or config.num_stages < 1:
-        raise contracts.ContractError(f"config {config.label()}: group_m and num_stages must be >= 1, "
-                                      "num_warps a power of two up to 16")
-    split_k = split_k_of(config)
-    if isinstance(split_k, bool) or not isinstance(split_k, int) or not 1 <= split_k <= SPLIT_K_LIMIT:
-        raise contracts.ContractError(f"config.split_k must be an integer from 1 to {SPLIT_K_LIMIT}; got {split_k!r}")
+        if type(value) is not int or not tuning.is_power_of_two(value) or value < 16:
+            raise contracts.ContractError(f"config.{field} must be a power of two >= 16; got {value!r}")
+    contracts.require_launch_counts(config)
+    if hasattr(config, "split_k"):
+        contracts.require_config_int(config, "split_k", high=SPLIT_K_LIMIT)
     cap = getattr(config, "maxnreg", 0)
     if isinstance(cap, bool) or not isinstance(cap, int) or cap and not (
             MIN_REGISTER_CAP <= cap <= MAX_REGISTER_CAP and cap % 8 == 0):
@@ -759,7 +759,7 @@ def _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, 
                 silu) -> tuple | None:
     """Everything a recorded launch depends on but the addresses (and those modulo 16: Triton specializes
     pointers on 16-byte alignment), or None where no replay may serve the call."""
-    if not (isinstance(x, torch.Tensor) and isinstance(weight, torch.Tensor) and x.is_cuda):
+    if not (contracts.dense(x, weight) and x.is_cuda):
         return None
     if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad):
         return None  # autograd goes through the custom op
@@ -768,7 +768,7 @@ def _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, 
     for t in per_channel:
         if t is None:
             signature.append(None)
-        elif not isinstance(t, torch.Tensor) or t.requires_grad or t.dim() != 1 or t.stride(0) != 1:
+        elif not contracts.dense(t) or t.requires_grad or t.dim() != 1 or t.stride(0) != 1:
             return None  # the full path checks it, copies it contiguous, or differentiates it
         else:
             signature.append((t.shape, t.dtype, t.get_device(), t.data_ptr() % 16))
@@ -785,7 +785,7 @@ def describe_plan(x, weight, bias=None, *, running_mean, running_var, bn_weight=
     """The kernel ("path": "implicit_gemm" or "direct"), one group's GEMM sizes and the config `conv2d_bn_silu`
     uses for these arguments (its tuned choice, once tuned)."""
     g = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding, dilation,
-               groups, precision, config)
+               groups, precision, config, silu)
     chosen = _choose_config(x, weight, g, _input_precision(x, precision), config, silu)
     m, n, k = g.gemm()
     return {"function": "tilelab.conv2d_bn_silu", "path": kernel_path(g), "groups": g.groups,

@@ -212,7 +212,7 @@ def _replay_key(x, weight, bias, activation, precision, path, config) -> tuple |
     """Everything a recorded launch depends on but the addresses (those modulo 16: Triton specializes pointers
     on 16-byte alignment), or None where no replay may serve the call: not on a GPU, autograd, a call with
     nothing to fuse (tilelab.matmul replays those), a bias the full path would copy, unhashable arguments."""
-    if not (isinstance(x, torch.Tensor) and isinstance(weight, torch.Tensor) and x.is_cuda):
+    if not (contracts.dense(x, weight) and x.is_cuda):
         return None
     if bias is None and activation is None:
         return None
@@ -221,7 +221,7 @@ def _replay_key(x, weight, bias, activation, precision, path, config) -> tuple |
         return None  # autograd goes through _Linear
     if bias is None:
         bias_signature = None
-    elif not isinstance(bias, torch.Tensor) or bias.dim() != 1 or bias.stride(0) != 1:
+    elif not contracts.dense(bias) or bias.dim() != 1 or bias.stride(0) != 1:
         return None  # the full path checks it, or copies it contiguous
     else:
         bias_signature = (bias.shape, bias.dtype, bias.get_device(), bias.data_ptr() % 16)

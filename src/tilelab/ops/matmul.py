@@ -676,9 +676,15 @@ def _check_tile(config: Config, path: str | None) -> None:
         size = getattr(config, field)
         if field == "block_n" and path in (None, "descriptor") and tuning.is_wide(config):
             continue
-        if not (isinstance(size, int) and tuning.is_power_of_two(size) and size >= 16):
+        if not (type(size) is int and tuning.is_power_of_two(size) and size >= 16):
             wide = " (or, on the descriptor path, 3 times one: 48, 96, 192, ...)" if field == "block_n" else ""
             raise contracts.ContractError(f"config.{field} must be a power of two, at least 16{wide}; got {size!r}")
+    contracts.require_launch_counts(config)
+    if hasattr(config, "split_k"):  # a HopperConfig
+        contracts.require_config_int(config, "split_k", high=tuning.SPLIT_K_LIMIT)
+        for flag in ("epilogue_subtile", "warp_specialize", "flatten"):
+            if not isinstance(getattr(config, flag), bool):
+                raise contracts.ContractError(f"config.{flag} must be True or False; got {getattr(config, flag)!r}")
 
 
 @dataclasses.dataclass
@@ -969,7 +975,7 @@ def _no_launch_hooks() -> bool:
 
 
 def _replay_key(a, b, out_dtype, precision, path, config) -> tuple | None:
-    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_cuda):
+    if not (contracts.dense(a, b) and a.is_cuda):
         return None
     if not (config is None or isinstance(config, (str, Config))):
         return None  # unhashable or wrong: let the contract check report it
@@ -1208,6 +1214,9 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
     Returns one `describe_plan` record per tuned (shape, dtype, path).
     """
     contracts.require_choice(b_layout, "b_layout", ("kn", "nk"))
+    shapes = contracts.as_shapes(shapes, "shapes", (3, 4))
+    dtypes = contracts.as_choices(dtypes, "dtypes", INPUT_DTYPES)
+    paths = contracts.as_choices(paths, "paths", (None, *PATHS))
     _REPLAYS.clear()  # a launch recorded before would replay the configuration it was recorded with
     tuned = []
     for shape in shapes:

@@ -78,8 +78,7 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
         replay(x.data_ptr(), y.data_ptr())
         return y
     _check_input(x, "x")
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        raise contracts.InputTypeError(f"dim must be an int; got {type(dim).__name__}")
+    dim = contracts.as_int(dim, "dim")
     if not -max(x.dim(), 1) <= dim < max(x.dim(), 1):
         raise contracts.ShapeError(f"dim={dim} is out of range for x of shape {tuple(x.shape)}")
     if x.dim() == 0:  # one value, its own row (torch allows dim 0 or -1 here)
@@ -129,13 +128,11 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
         contracts.require_vector(weight, "weight", n, "element of x's last dimension", x)
     if residual is not None:
         contracts.require_tensor(residual, "residual")
-        if residual.shape != x.shape or residual.dtype != x.dtype:
-            raise contracts.ShapeError(f"residual must match x: shape {tuple(x.shape)} and dtype "
-                                       f"{str(x.dtype).removeprefix('torch.')}; got {tuple(residual.shape)}, "
-                                       f"{str(residual.dtype).removeprefix('torch.')}")
+        if residual.shape != x.shape:
+            raise contracts.ShapeError(f"residual must have x's shape {tuple(x.shape)}; got {tuple(residual.shape)}")
+        contracts.require_same_dtype({"x": x, "residual": residual})
         contracts.require_runnable_device({"x": x, "residual": residual})
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps >= 0 or math.isinf(eps):
-        raise contracts.ContractError(f"eps must be a finite number >= 0; got {eps!r}")
+    eps = contracts.as_finite_nonnegative(eps, "eps")
     if torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, residual)):
         import tilelab.library  # noqa: F401  registers the op on first use
 
@@ -197,7 +194,7 @@ def _signature(t: torch.Tensor) -> tuple:
 def _softmax_key(x, dim) -> tuple | None:
     """A recorded softmax launch serves calls with the same signature (shapes, strides, dtype, device, 16-byte
     alignment, dim); None where none may (CPU, autograd, an argument the contract check must see)."""
-    if not isinstance(x, torch.Tensor) or not x.is_cuda or (x.requires_grad and torch.is_grad_enabled()):
+    if not contracts.dense(x) or not x.is_cuda or (x.requires_grad and torch.is_grad_enabled()):
         return None
     if isinstance(dim, bool) or not isinstance(dim, int):
         return None
@@ -205,13 +202,13 @@ def _softmax_key(x, dim) -> tuple | None:
 
 
 def _rmsnorm_key(x, weight, eps, residual) -> tuple | None:
-    if not isinstance(x, torch.Tensor) or not x.is_cuda:
+    if not contracts.dense(x) or not x.is_cuda:
         return None
     parts = []
     for t in (x, weight, residual):
         if t is None:
             parts.append(None)
-        elif not isinstance(t, torch.Tensor) or (t.requires_grad and torch.is_grad_enabled()):
+        elif not contracts.dense(t) or (t.requires_grad and torch.is_grad_enabled()):
             return None
         else:
             parts.append(_signature(t))

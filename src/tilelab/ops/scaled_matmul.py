@@ -39,7 +39,7 @@ OUTPUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
 INTERPRETER_CONFIG = HopperConfig(32, 32, 32, group_m=2, num_warps=4, num_stages=1)
 
 
-def _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum) -> None:
+def _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config=None) -> None:
     for name, x in (("a", a), ("b", b), ("scale_a", scale_a), ("scale_b", scale_b)):
         contracts.require_tensor(x, name)
     for name, x in (("a", a), ("b", b)):
@@ -58,6 +58,8 @@ def _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum) -> None:
         raise contracts.DTypeError(f"out_dtype must be bfloat16, float16 or float32; got {out_dtype}")
     if not isinstance(use_fast_accum, bool):
         raise contracts.InputTypeError(f"use_fast_accum must be a bool, got {type(use_fast_accum).__name__}")
+    if config is not None:
+        _check_config(config)
     contracts.require_runnable_device({"a": a, "b": b, "scale_a": scale_a, "scale_b": scale_b})
     if a.shape[1] != b.shape[0]:
         raise contracts.ShapeError(f"inner dimensions differ: a is {tuple(a.shape)} (K={a.shape[1]}) but b is "
@@ -84,6 +86,34 @@ def _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum) -> None:
                 f"16 fp8 elements, for TMA; got shape {tuple(x.shape)} strides {x.stride()}. Pad K to a "
                 "multiple of 16 (torch._scaled_mm has the same rule)."
             )
+        if row_stride < k:  # rows that overlap (an expanded view, say): a tensor descriptor cannot describe them
+            copy = "a.contiguous()" if name == "a" else "b.t().contiguous().t()"
+            raise contracts.AlignmentError(
+                f"{name}'s rows overlap (row stride {row_stride} along K is under K={k}), which TMA cannot read; "
+                f"got strides {x.stride()}. Pass a copy: {copy}.")
+
+
+# fp8 tensor-core instructions take K in steps of 32 (Triton refuses a smaller fp8 dot).
+FP8_MIN_BLOCK_K = 32
+
+
+def _check_config(config) -> None:
+    if not isinstance(config, HopperConfig):
+        raise contracts.InputTypeError("config must be None or a tilelab.ops.matmul_hopper.HopperConfig (the "
+                                       f"persistent fp8 kernel's tile); got {type(config).__name__}")
+    for field in ("block_m", "block_n", "block_k"):
+        size = getattr(config, field)
+        least = FP8_MIN_BLOCK_K if field == "block_k" else 16
+        if type(size) is not int or not tuning.is_power_of_two(size) or size < least:
+            raise contracts.ContractError(f"config.{field} must be a power of two, at least {least}; got {size!r}")
+    contracts.require_launch_counts(config)
+    for flag in ("epilogue_subtile", "flatten"):
+        if not isinstance(getattr(config, flag), bool):
+            raise contracts.ContractError(f"config.{flag} must be True or False; got {getattr(config, flag)!r}")
+    if config.split_k != 1 or config.warp_specialize is not False:
+        raise contracts.ContractError("config: the fp8 kernel has no split-K and no warp specialization; use "
+                                      f"split_k=1 and warp_specialize=False (got {config.split_k!r}, "
+                                      f"{config.warp_specialize!r})")
 
 
 def _row_stride(stride: int, rows: int, k: int) -> int:
@@ -143,7 +173,7 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
     if replay is not None and _no_launch_hooks():
         return replay(a, b, scale_a, scale_b)
 
-    _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum)
+    _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config)
     m, k = a.shape
     n = b.shape[1]
     c = _allocate_output(m, n, out_dtype, a.device)
@@ -184,7 +214,7 @@ _REPLAYS: dict[tuple, _Replay] = {}
 
 def _replay_key(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config) -> tuple | None:
     tensors = (a, b, scale_a, scale_b)
-    if not all(isinstance(x, torch.Tensor) for x in tensors) or not a.is_cuda:
+    if not contracts.dense(*tensors) or not a.is_cuda:
         return None
     if not (isinstance(out_dtype, torch.dtype) and isinstance(use_fast_accum, bool)
             and (config is None or isinstance(config, HopperConfig))):
@@ -202,6 +232,10 @@ def pretune_scaled(shapes, out_dtype: torch.dtype = torch.bfloat16, use_fast_acc
     Returns one record per tuned (shape, accumulation), as `tilelab.pretune` does; shapes the op would
     refuse (K not a multiple of 16) or with nothing to compute are skipped.
     """
+    shapes = contracts.as_shapes(shapes, "shapes", (3,))
+    use_fast_accum = contracts.as_choices(use_fast_accum, "use_fast_accum", (True, False))
+    for fast in use_fast_accum:
+        contracts.require_bool(fast, "use_fast_accum")
     tuned = []
     for m, n, k in shapes:
         if 0 in (m, n, k):
