@@ -47,12 +47,6 @@ def require_tensor(x, name: str) -> torch.Tensor:
     return x
 
 
-def dense(*xs) -> bool:
-    """Whether every x is a strided torch.Tensor: what a replay key may read the strides of (anything else goes
-    to the contract check)."""
-    return all(isinstance(x, torch.Tensor) and x.layout is torch.strided for x in xs)
-
-
 def require_rank_at_least(x: torch.Tensor, name: str, rank: int) -> None:
     if x.dim() < rank:
         raise ShapeError(f"{name} must have at least {rank} dimension(s), got a {x.dim()}-dim tensor")

@@ -759,19 +759,22 @@ def _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, 
                 silu) -> tuple | None:
     """Everything a recorded launch depends on but the addresses (and those modulo 16: Triton specializes
     pointers on 16-byte alignment), or None where no replay may serve the call."""
-    if not (contracts.dense(x, weight) and x.is_cuda):
+    if not (isinstance(x, torch.Tensor) and isinstance(weight, torch.Tensor) and x.is_cuda):
         return None
     if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad):
         return None  # autograd goes through the custom op
-    signature = [x.shape, x.stride(), weight.shape, weight.stride(), x.dtype, weight.dtype, x.get_device(),
-                 weight.get_device(), x.data_ptr() % 16, weight.data_ptr() % 16]
-    for t in per_channel:
-        if t is None:
-            signature.append(None)
-        elif not contracts.dense(t) or t.requires_grad or t.dim() != 1 or t.stride(0) != 1:
-            return None  # the full path checks it, copies it contiguous, or differentiates it
-        else:
-            signature.append((t.shape, t.dtype, t.get_device(), t.data_ptr() % 16))
+    try:
+        signature = [x.shape, x.stride(), weight.shape, weight.stride(), x.dtype, weight.dtype, x.get_device(),
+                     weight.get_device(), x.data_ptr() % 16, weight.data_ptr() % 16]
+        for t in per_channel:
+            if t is None:
+                signature.append(None)
+            elif not isinstance(t, torch.Tensor) or t.requires_grad or t.dim() != 1 or t.stride(0) != 1:
+                return None  # the full path checks it, copies it contiguous, or differentiates it
+            else:
+                signature.append((t.shape, t.dtype, t.get_device(), t.data_ptr() % 16))
+    except RuntimeError:  # a sparse tensor: no strides, no key (the contract check refuses it)
+        return None
     key = (*signature, eps, stride, padding, dilation, groups, precision, config, silu)
     try:
         hash(key)

@@ -212,24 +212,27 @@ def _replay_key(x, weight, bias, activation, precision, path, config) -> tuple |
     """Everything a recorded launch depends on but the addresses (those modulo 16: Triton specializes pointers
     on 16-byte alignment), or None where no replay may serve the call: not on a GPU, autograd, a call with
     nothing to fuse (tilelab.matmul replays those), a bias the full path would copy, unhashable arguments."""
-    if not (contracts.dense(x, weight) and x.is_cuda):
+    if not (isinstance(x, torch.Tensor) and isinstance(weight, torch.Tensor) and x.is_cuda):
         return None
     if bias is None and activation is None:
         return None
     if torch.is_grad_enabled() and (x.requires_grad or weight.requires_grad
                                     or (isinstance(bias, torch.Tensor) and bias.requires_grad)):
         return None  # autograd goes through _Linear
-    if bias is None:
-        bias_signature = None
-    elif not contracts.dense(bias) or bias.dim() != 1 or bias.stride(0) != 1:
-        return None  # the full path checks it, or copies it contiguous
-    else:
-        bias_signature = (bias.shape, bias.dtype, bias.get_device(), bias.data_ptr() % 16)
     if not (config is None or isinstance(config, (str, Config))):
         return None  # let the contract check report it
-    key = ("linear", x.shape, x.stride(), weight.shape, weight.stride(), x.dtype, weight.dtype, x.get_device(),
-           weight.get_device(), x.data_ptr() % 16, weight.data_ptr() % 16, bias_signature, activation, precision,
-           path, config)
+    try:
+        if bias is None:
+            bias_signature = None
+        elif not isinstance(bias, torch.Tensor) or bias.dim() != 1 or bias.stride(0) != 1:
+            return None  # the full path checks it, or copies it contiguous
+        else:
+            bias_signature = (bias.shape, bias.dtype, bias.get_device(), bias.data_ptr() % 16)
+        key = ("linear", x.shape, x.stride(), weight.shape, weight.stride(), x.dtype, weight.dtype, x.get_device(),
+               weight.get_device(), x.data_ptr() % 16, weight.data_ptr() % 16, bias_signature, activation,
+               precision, path, config)
+    except RuntimeError:  # a sparse tensor: no strides or storage, no key (the contract check refuses it)
+        return None
     try:
         hash(key)
     except TypeError:  # an activation given as a list, say: the contract check reports it

@@ -975,15 +975,18 @@ def _no_launch_hooks() -> bool:
 
 
 def _replay_key(a, b, out_dtype, precision, path, config) -> tuple | None:
-    if not (contracts.dense(a, b) and a.is_cuda):
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_cuda):
         return None
     if not (config is None or isinstance(config, (str, Config))):
         return None  # unhashable or wrong: let the contract check report it
     if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
         return None  # autograd goes through the custom op
     # Alignment is part of the key: Triton specializes pointers on 16-byte divisibility.
-    return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(), b.get_device(),
-            a.data_ptr() % 16, b.data_ptr() % 16, out_dtype, precision, path, config)
+    try:
+        return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(), b.get_device(),
+                a.data_ptr() % 16, b.data_ptr() % 16, out_dtype, precision, path, config)
+    except RuntimeError:  # a sparse tensor: no strides, no key (the contract check refuses it)
+        return None
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = None,

@@ -188,30 +188,37 @@ _REPLAYS: dict[tuple, object] = {}
 
 
 def _signature(t: torch.Tensor) -> tuple:
+    """Raises RuntimeError for a sparse tensor (no strides or storage), which the keys turn into None."""
     return t.shape, t.stride(), t.dtype, t.get_device(), t.data_ptr() % 16
 
 
 def _softmax_key(x, dim) -> tuple | None:
     """A recorded softmax launch serves calls with the same signature (shapes, strides, dtype, device, 16-byte
     alignment, dim); None where none may (CPU, autograd, an argument the contract check must see)."""
-    if not contracts.dense(x) or not x.is_cuda or (x.requires_grad and torch.is_grad_enabled()):
+    if not isinstance(x, torch.Tensor) or not x.is_cuda or (x.requires_grad and torch.is_grad_enabled()):
         return None
     if isinstance(dim, bool) or not isinstance(dim, int):
         return None
-    return ("softmax", *_signature(x), dim)
+    try:
+        return ("softmax", *_signature(x), dim)
+    except RuntimeError:  # a sparse tensor: no strides or storage, no key (the contract check refuses it)
+        return None
 
 
 def _rmsnorm_key(x, weight, eps, residual) -> tuple | None:
-    if not contracts.dense(x) or not x.is_cuda:
+    if not isinstance(x, torch.Tensor) or not x.is_cuda:
         return None
     parts = []
     for t in (x, weight, residual):
         if t is None:
             parts.append(None)
-        elif not contracts.dense(t) or (t.requires_grad and torch.is_grad_enabled()):
+        elif not isinstance(t, torch.Tensor) or (t.requires_grad and torch.is_grad_enabled()):
             return None
         else:
-            parts.append(_signature(t))
+            try:
+                parts.append(_signature(t))
+            except RuntimeError:  # a sparse tensor: no strides or storage, no key (the contract check refuses it)
+                return None
     if isinstance(eps, bool) or not isinstance(eps, (int, float)):
         return None
     return ("rmsnorm", *parts, eps)

@@ -214,14 +214,17 @@ _REPLAYS: dict[tuple, _Replay] = {}
 
 def _replay_key(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config) -> tuple | None:
     tensors = (a, b, scale_a, scale_b)
-    if not contracts.dense(*tensors) or not a.is_cuda:
+    if not all(isinstance(x, torch.Tensor) for x in tensors) or not a.is_cuda:
         return None
     if not (isinstance(out_dtype, torch.dtype) and isinstance(use_fast_accum, bool)
             and (config is None or isinstance(config, HopperConfig))):
         return None  # let the contract check report it
     # Alignment is part of the key: TMA needs 16-byte aligned bases, and Triton specializes pointers on it.
-    return (tuple((x.shape, x.stride(), x.dtype, x.get_device(), x.data_ptr() % 16) for x in tensors),
-            out_dtype, use_fast_accum, config)
+    try:
+        return (tuple((x.shape, x.stride(), x.dtype, x.get_device(), x.data_ptr() % 16) for x in tensors),
+                out_dtype, use_fast_accum, config)
+    except RuntimeError:  # a sparse tensor: no strides or storage, no key (the contract check refuses it)
+        return None
 
 
 def pretune_scaled(shapes, out_dtype: torch.dtype = torch.bfloat16, use_fast_accum=(True, False),
