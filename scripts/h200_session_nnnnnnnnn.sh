@@ -10,7 +10,7 @@ tar -C "$W" -czf "$OUT/nnnnnnnnn.tar.gz" w
 TILELAB_REQUIRE_GPU=1 timeout 400 python -m pytest -q -n 16 -p no:cacheprovider -rfE -W ignore --timeout 300 \
   tests/unit/test_contracts.py tests/interpreter/test_rows_interpreter.py tests/interpreter/test_linear_interpreter.py \
   tests/interpreter/test_conv_split_k_interpreter.py "tests/interpreter/test_conv_interpreter.py::test_bad_arguments_get_typed_errors" \
-  tests/gpu -k "contract or bad or refus or replay or graph or typed or sparse or numpy or silu or dtype" \
+  tests/gpu -k "contract or bad or refus or replay or graph or typed or sparse or numpy or silu" \
   > "$W/w/h200-gpu-tests-contracts-session30.log" 2>&1
 echo "tests rc=$?"; tail -6 "$W/w/h200-gpu-tests-contracts-session30.log" | cut -c1-200
 tar -C "$W" -czf "$OUT/nnnnnnnnn.tar.gz" w
