@@ -8,8 +8,8 @@ import tilelab
 from tilelab import contracts
 
 
-def t(*shape, dtype=torch.float32):
-    return torch.randn(shape).to(dtype)
+def t(*shape, dtype=torch.float32, device="cpu"):
+    return torch.randn(shape, device=device).to(dtype)
 
 
 @pytest.mark.parametrize("a,b,name", [([[1.0]], t(1, 1), "a"), (t(1, 1), 3.0, "b"), (None, t(2, 2), "a")])
@@ -26,14 +26,14 @@ def test_zero_dim_input():
 
 
 @pytest.mark.parametrize("a_shape,b_shape", [((2, 3), (4, 5)), ((3,), (4,)), ((5, 3), (2,)), ((2, 3, 4), (2, 5, 6))])
-def test_inner_dimension_mismatch(a_shape, b_shape):
+def test_inner_dimension_mismatch(a_shape, b_shape, device):
     with pytest.raises(tilelab.ShapeError, match="inner dimensions differ"):
-        tilelab.matmul(t(*a_shape), t(*b_shape))
+        tilelab.matmul(t(*a_shape, device=device), t(*b_shape, device=device))
 
 
-def test_batch_dims_that_do_not_broadcast():
+def test_batch_dims_that_do_not_broadcast(device):
     with pytest.raises(tilelab.ShapeError, match=r"batch dimensions of a \(2,\) and b \(3,\)"):
-        tilelab.matmul(t(2, 4, 5), t(3, 5, 6))
+        tilelab.matmul(t(2, 4, 5, device=device), t(3, 5, 6, device=device))
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.int32, torch.int64, torch.complex64, torch.bool, torch.uint8])
@@ -56,13 +56,13 @@ def test_mixed_dtypes():
     ({"out_dtype": "float16"}, "out_dtype must be a torch.dtype"),
     ({"out_dtype": torch.int8}, "out_dtype must be float16, bfloat16 or float32"),
 ])
-def test_unknown_options(kwargs, match):
+def test_unknown_options(kwargs, match, device):
     with pytest.raises(tilelab.ContractError, match=match):
-        tilelab.matmul(t(2, 2), t(2, 2), **kwargs)
+        tilelab.matmul(t(2, 2, device=device), t(2, 2, device=device), **kwargs)
 
 
-def test_precision_only_for_float32():
-    a = t(2, 2, dtype=torch.float16)
+def test_precision_only_for_float32(device):
+    a = t(2, 2, dtype=torch.float16, device=device)
     with pytest.raises(tilelab.ContractError, match="applies to float32 inputs only"):
         tilelab.matmul(a, a, precision="ieee")
 
