@@ -284,13 +284,13 @@ def test_untuned_persistent_default_fills_the_gpu(monkeypatch, tmp_path, m, n, e
 
 @pytest.mark.parametrize("b_shape,b_batch_stride_zero", [((1024, 96), False), ((3, 1024, 96), False),
                                                          ((1024, 96), True)])
-def test_tf32_copies_row_major_b_to_k_major(monkeypatch, b_shape, b_batch_stride_zero):
+def test_tf32_copies_row_major_b_to_k_major(monkeypatch, b_shape, b_batch_stride_zero, device):
     _on_fake_hopper(monkeypatch)
     if b_batch_stride_zero:  # batches of A that cannot fold into rows: B stays broadcast over them
-        a = torch.randn(512, 3, 1024).transpose(0, 1)
+        a = torch.randn(512, 3, 1024, device=device).transpose(0, 1)
     else:
-        a = torch.randn(3, 512, 1024) if len(b_shape) == 3 else torch.randn(512, 1024)
-    b = torch.randn(b_shape)
+        a = torch.randn(3, 512, 1024, device=device) if len(b_shape) == 3 else torch.randn(512, 1024, device=device)
+    b = torch.randn(b_shape, device=device)
     p = matmul_op._with_k_major_b(matmul_op._as_gemm(a, b), "tf32")
     assert p.b3.stride(1) == 1 and p.b3.stride(2) == p.b3.shape[1]  # [N, K] storage seen as [K, N]
     assert torch.equal(p.b3, matmul_op._as_gemm(a, b).b3)

@@ -165,10 +165,10 @@ def test_public_call_explains_the_refusal_here():
         tilelab.matmul(a, b, path="registers")
 
 
-def test_registers_is_a_known_path():
+def test_registers_is_a_known_path(device):
     assert "registers" in matmul_op.PATHS
     with pytest.raises(contracts.ContractError, match="path"):
-        tilelab.matmul(torch.randn(4, 4), torch.randn(4, 4), path="register")
+        tilelab.matmul(torch.randn(4, 4, device=device), torch.randn(4, 4, device=device), path="register")
 
 
 def test_grid_is_the_even_persistent_grid():
