@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from tilelab.reference import matmul_reference, relative_error, tolerance
@@ -74,3 +75,10 @@ def run_without_interpreter(code: str, stdin: str | None = None) -> str:
                           env=environment, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
+
+
+def interpreter_plan_only(why: str):
+    """Skip with a GPU: the test counts or names what the interpreter's plan does (one configuration, nothing
+    timed), where a GPU's tuner times its candidates first. `why` names the GPU test that covers the same
+    path there."""
+    return pytest.mark.skipif(torch.cuda.is_available(), reason=f"checks the interpreter's plan; on a GPU: {why}")

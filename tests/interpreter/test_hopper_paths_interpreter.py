@@ -318,8 +318,11 @@ def test_fp8_scaling_math(m, n, k, out_dtype, fast_accum, device, rng, poisoned_
     out = scaled_matmul(a, b, scale_a, scale_b, out_dtype=out_dtype, use_fast_accum=fast_accum)
     assert out.shape == (m, n) and out.dtype == out_dtype
     ref = scaled_matmul_reference(a, b, scale_a, scale_b)
-    # fp8 inputs are exact; what is left is the accumulation and the output rounding.
-    allowed = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}[out_dtype]
+    # fp8 inputs are exact; what is left is the accumulation and the output rounding. Hopper's fp8 tensor cores
+    # keep fewer mantissa bits in their sums than float32 does: up to 7.5e-5 measured on the H200 at these shapes
+    # (results/h200-gpu-tests-interpreter-dir-session30.log), exact to float32 on the interpreter.
+    exact_sums = 1e-5 if device == "cpu" else 2e-4
+    allowed = {torch.float32: exact_sums, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}[out_dtype]
     assert relative_error(out, ref) <= allowed
     # The row padding past N is scratch: TMA on the H200 writes whole 16-byte units into it.
 

@@ -12,7 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tests.helpers import randn
+from tests.helpers import interpreter_plan_only, randn
 from tilelab import contracts, tuning
 from tilelab.ops import linear as linear_op
 from tilelab.ops import matmul as matmul_op
@@ -252,6 +252,7 @@ def _split_k_launches(monkeypatch):
     return launches
 
 
+@interpreter_plan_only("tests/gpu/test_linear_gpu.py::test_forced_split_k_with_every_split")
 @pytest.mark.parametrize("m,n,k", SPLIT_RAGGED)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
 def test_split_k_path_on_ragged_shapes(m, n, k, dtype, device, rng, monkeypatch):
@@ -266,6 +267,7 @@ def test_split_k_path_on_ragged_shapes(m, n, k, dtype, device, rng, monkeypatch)
     assert all(kw["epilogue"] is not None and "a_layout" not in kw for kw in launches), "not the pointer kernel"
 
 
+@interpreter_plan_only("tests/gpu/test_linear_gpu.py::test_forced_split_k_with_every_split")
 @pytest.mark.parametrize("m,n,k", SPLIT_TMA)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
 def test_split_k_through_tma_on_ragged_shapes(m, n, k, dtype, device, rng, monkeypatch):

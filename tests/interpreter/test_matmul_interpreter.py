@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import tilelab
-from tests.helpers import assert_matches_reference, at_address, randn
+from tests.helpers import assert_matches_reference, at_address, interpreter_plan_only, randn
 from tilelab.ops import matmul as matmul_op
 
 pytestmark = pytest.mark.usefixtures("poisoned_outputs")
@@ -213,6 +213,7 @@ def test_descriptor_pads_awkward_output_rows(poisoned_outputs, device, rng):
     assert out._base is poisoned_outputs[-1]._base and out._base.shape[-1] == 40
 
 
+@interpreter_plan_only("tests/gpu/test_matmul_gpu.py::test_pretune_persistent_then_reuse")
 def test_pretune_reports_each_shape_dtype_and_path(device, monkeypatch, tmp_path):
     from tilelab import tuning
 
@@ -323,6 +324,7 @@ def test_split_k_is_refused_for_huge_outputs(device):
         tilelab.matmul(a, b, path="splitk")
 
 
+@interpreter_plan_only("tests/gpu/test_matmul_gpu.py::test_skinny_problems_take_split_k_and_every_split_config_is_right")
 def test_split_k_plan_on_the_interpreter_really_splits(device, rng):
     a = randn((16, 300), torch.float32, device, rng)
     b = randn((300, 40), torch.float32, device, rng)
