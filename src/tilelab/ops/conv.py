@@ -773,7 +773,7 @@ def _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, 
                 return None  # the full path checks it, copies it contiguous, or differentiates it
             else:
                 signature.append((t.shape, t.dtype, t.get_device(), t.data_ptr() % 16))
-    except RuntimeError:  # a sparse tensor: no strides, no key (the contract check refuses it)
+    except RuntimeError:  # a sparse tensor: no strides or storage, no key (the contract check refuses it)
         return None
     key = (*signature, eps, stride, padding, dilation, groups, precision, config, silu)
     try:

@@ -985,7 +985,7 @@ def _replay_key(a, b, out_dtype, precision, path, config) -> tuple | None:
     try:
         return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.get_device(), b.get_device(),
                 a.data_ptr() % 16, b.data_ptr() % 16, out_dtype, precision, path, config)
-    except RuntimeError:  # a sparse tensor: no strides, no key (the contract check refuses it)
+    except RuntimeError:  # a sparse tensor: no strides or storage, no key (the contract check refuses it)
         return None
 
 
