@@ -20,12 +20,14 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_WARNINGS = 1
 EXIT_BROKEN = 2
+EXIT_USAGE = 3  # bad arguments: argparse's own 2 would read as EXIT_BROKEN
 
 EXIT_CODES_HELP = """exit codes:
   0  tilelab can run kernels here (on the GPU, or on Triton's interpreter without one); warnings may be printed
   1  as 0, but there were warnings and --strict was given
   2  tilelab cannot run kernels here: torch or triton fails to import, the GPU probe fails,
      or there is no GPU and the interpreter probe fails
+  3  bad arguments (an unknown option); nothing was checked
 """
 
 # numpy 2.4 changed behaviour Triton's interpreter (3.x) relies on; pyproject pins numpy<2.3 for CPU installs.
@@ -240,8 +242,16 @@ def print_report(report: dict) -> None:
                   else "[red]tilelab cannot run kernels here[/]")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits EXIT_USAGE: argparse's 2 is kernel-doctor's EXIT_BROKEN."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="kernel-doctor",
         description="Check that tilelab can run Triton kernels here (GPU or interpreter) and warn about "
                     "known problems: numpy >= 2.4 with the interpreter, CPU-only torch, triton/torch mismatch.",

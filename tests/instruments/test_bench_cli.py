@@ -91,6 +91,9 @@ def test_tune_records_what_it_tuned(tmp_path):
     assert schema.validate(document) == [] and document["settings"]["tune"] is True
     assert {t["path"] for t in document["tuned"]} == {"descriptor", "persistent"}
     assert all(t["shape"] == [64, 64, 32] and t["dtype"] == "float16" for t in document["tuned"])
+    # the interpreter times nothing: the records are the untuned defaults, and say so
+    assert all(t["measured"] is False for t in document["tuned"])
+    assert '--tune measures nothing on Triton\'s interpreter' in done.stderr
 
 
 def test_registers_variant_and_torch_kernels_off_the_gpu(tmp_path):

@@ -94,12 +94,14 @@ def test_check_only_on_the_interpreter(tmp_path):
     assert paths == {"direct", "implicit_gemm"}
 
 
-def test_a_shape_whose_groups_do_not_divide_stops_with_its_reason(tmp_path):
+def test_a_shape_whose_groups_do_not_divide_is_refused_before_any_work(tmp_path):
     done = run_tool("tilelab.bench", "--op", "conv2d_bn_silu-grouped", "--dtype", "float32", "--check-only",
                     "--no-progress", "--shape", "2", "6", "5", "5", "6", "3", "1", "4", "--output",
                     str(tmp_path / "out.json"), interpret=True)
-    assert done.returncode == 1
-    assert "groups = 4 must divide C_in = 6 and C_out = 6" in done.stderr
+    assert done.returncode == 2
+    assert "--shape 2 6 5 5 6 3 1 4 for conv2d_bn_silu-grouped: groups = 4 must divide C_in = 6 and C_out = 6" in (
+        done.stderr)
+    assert not (tmp_path / "out.json").exists()
 
 
 def test_a_dense_shape_is_no_grouped_shape():

@@ -11,6 +11,7 @@ def test_calibrate_caches_and_writes(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("TILELAB_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "set_device", lambda device: None)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     measured = {
         "schema_version": roofline.CALIBRATION_SCHEMA_VERSION, "tool": "kernel-bench calibrate",
         "gpu_name": "NVIDIA H200", "measured_utc": "2026-01-01T00:00:00+00:00", "command": "x",

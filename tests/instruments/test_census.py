@@ -73,6 +73,18 @@ def test_fp8_scaled_matmul_on_sm90_uses_e4m3_wgmma(tmp_path):
         assert found["census"]["sass"]["QGMMA"] > 0  # ptxas kept the fp8 warpgroup MMA
 
 
+def test_fp8_scaled_matmul_on_sm89_uses_e4m3_mma_sync(tmp_path):
+    """Ada has fp8 tensor cores but no wgmma or TMA: warp-level e4m3 MMAs (SASS QMMA), counted as tensor cores."""
+    found = inspect(tmp_path, "--op", "scaled_matmul", "--target", "sm_89")
+    assert found["target"] == "sm_89" and found["census"]["tensor_cores"]
+    ptx = found["census"]["ptx"]
+    assert ptx["mma.sync"] > 0 and ptx["wgmma"] == 0 and ptx["cp.async.bulk.tensor"] == 0
+    if "sass" in found["census"]:  # cuobjdump from Triton's wheel
+        assert found["census"]["sass"]["QMMA"] > 0 and found["census"]["sass"]["QGMMA"] == 0
+    if found["census"]["resources"]["registers"]:
+        assert found["census"]["occupancy"] is not None  # sm_89's limits are known
+
+
 def test_tf32_with_b_stored_kn_transposes_it_through_shared_memory(tmp_path):
     # Hopper's tf32 wgmma reads shared-memory operands K-major only: B stored [K, N] costs the threads extra
     # shared-memory traffic in the loop (lesson 9), B stored [N, K] goes from TMA straight to the wgmma.
@@ -266,6 +278,8 @@ def test_tool_output_parsing():
             "LDG.E.128 R4, desc[UR6][R2.64] ;\nLDG.E R5, [R2] ;")
     counted = census.count_sass(sass)
     assert counted["HGMMA"] == 1 and counted["QGMMA"] == 1 and counted["LDG by bits"] == {"128": 1, "32": 1}
+    assert counted["QMMA"] == 0 and counted["HMMA"] == 0
+    assert census.count_sass("QMMA.16832.F32.E4M3.E4M3 R4, R8, R12, R4 ;")["QMMA"] == 1  # sm_89's fp8 mma.sync
 
 
 @pytest.mark.parametrize("registers,warps,shared,expected", [
@@ -289,3 +303,7 @@ def test_programs_per_sm_needs_a_known_architecture_and_registers():
     assert census.programs_per_sm(75, 64, 4) is None  # an architecture without limits in SM_LIMITS
     assert census.programs_per_sm(90, None, 4) is None  # ptxas not found: no register count
     assert census.programs_per_sm(80, 64, 4, 164 * 1024 - 1024)["limited_by"] == "shared memory"  # A100: 164 KB
+    # the sm_80 family's smaller SMs: 48 warps (12 programs of 4), 16 (sm_86) or 24 (sm_89) programs, 100 KB
+    assert census.programs_per_sm(86, 32, 4) == {"programs": 12, "warps": 48, "limited_by": "warps"}
+    assert census.programs_per_sm(89, 32, 1)["programs"] == 24
+    assert census.programs_per_sm(86, 32, 1, 50 * 1024)["limited_by"] == "shared memory"

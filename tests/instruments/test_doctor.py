@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from tests.instruments.helpers import run_tool
 from tilelab import doctor
 
@@ -61,6 +63,24 @@ def test_help_documents_exit_codes():
     done = run_tool("tilelab.doctor", "--help")
     assert done.returncode == 0
     assert "exit codes" in done.stdout and "--strict" in done.stdout
+    assert f"  {doctor.EXIT_USAGE}  bad arguments" in done.stdout
+
+
+def test_bad_arguments_have_their_own_exit_code():
+    """Not argparse's 2, which is kernel-doctor's "tilelab cannot run kernels here"."""
+    assert doctor.EXIT_USAGE not in (doctor.EXIT_OK, doctor.EXIT_WARNINGS, doctor.EXIT_BROKEN)
+    done = run_tool("tilelab.doctor", "--bogus")
+    assert done.returncode == doctor.EXIT_USAGE == 3, done.stderr
+    assert "kernel-doctor: error: unrecognized arguments: --bogus" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""  # nothing was checked
+
+
+def test_bad_arguments_exit_before_diagnosing(monkeypatch, capsys):
+    monkeypatch.setattr(doctor, "diagnose", lambda run_probes=True: pytest.fail("diagnosed despite bad arguments"))
+    with pytest.raises(SystemExit) as exited:
+        doctor.main(["--json=yes"])
+    assert exited.value.code == doctor.EXIT_USAGE
+    assert "--json" in capsys.readouterr().err
 
 
 def test_gluon_is_reported_and_its_absence_warned_about_on_hopper(monkeypatch):

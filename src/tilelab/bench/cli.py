@@ -22,6 +22,7 @@ EXIT_OK = 0
 EXIT_PROBLEM = 1  # a variant was wrong, failed, or could not be timed
 EXIT_USAGE = 2  # bad arguments (argparse's own code)
 EXIT_NO_GPU = 3  # timing asked for without a CUDA GPU
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT (128 + 2)
 
 EXIT_CODES_HELP = """exit codes:
   0  every variant was correct (or refused the inputs by contract) and, unless --check-only, was timed
@@ -29,9 +30,82 @@ EXIT_CODES_HELP = """exit codes:
      written, with what finished)
   2  bad arguments, or an unreadable input file
   3  no CUDA GPU: timing needs one (use --check-only to run the correctness part on Triton's interpreter)
+  130 interrupted (Ctrl-C): the JSON is still written, with the cases that finished
 """
 
+CALIBRATE_EXIT_CODES_HELP = """exit codes:
+  0  measured, cached (and written to --output)
+  2  bad arguments (a --device this machine lacks, an --output that cannot be written)
+  3  no CUDA GPU
+"""
+
+REPORT_EXIT_CODES_HELP = """exit codes:
+  0  the report was written (to --output, or stdout) with its --plot
+  2  bad arguments, an unreadable result file, or an --output/--plot that cannot be written
+"""
+
+# torch.compile's modes (torch._inductor.list_mode_options): an unknown one fails only when compiling, on a GPU.
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
 SUBCOMMANDS = ("calibrate", "report", "schema", "list")
+
+
+def _integer_at_least(least: int):
+    """An argparse type: an integer >= least, so the error names the argument and echoes the value."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be >= {least}, got {value}")
+        return value
+    return parse
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):  # also refuses nan, which never compares true
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def _png_path(text: str) -> Path:
+    if Path(text).suffix.lower() != ".png":
+        raise argparse.ArgumentTypeError(f"expected a .png file name, got {text!r}")
+    return Path(text)
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why `path` cannot be written as a file, or None. It creates missing parent directories (the write would
+    anyway) and never truncates an existing file."""
+    if path.is_dir():
+        return "is a directory"
+    existing = next((p for p in path.absolute().parents if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"cannot be created: {existing} is not a directory"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        with open(path, "a"):  # append mode: an existing file keeps its contents
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    return None
+
+
+def _device_problem(index: int) -> str | None:
+    import torch
+
+    count = torch.cuda.device_count()
+    if index >= count:
+        return f"--device {index}: this machine has {count} CUDA device(s), indices 0 to {count - 1}"
+    return None
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -59,26 +133,28 @@ def run_parser() -> argparse.ArgumentParser:
                         help="record which kernels torch launches (cuBLAS names carry tile and cluster shapes): one "
                              "profiled call per case, after all timing (profiling slows torch's later calls); the "
                              "report lists them")
-    parser.add_argument("--compile-mode", default="max-autotune-no-cudagraphs",
+    parser.add_argument("--compile-mode", default="max-autotune-no-cudagraphs", choices=COMPILE_MODES,
                         help="torch.compile mode for --compile (default: %(default)s)")
     parser.add_argument("--timing", choices=["events", "graph"], default="events",
                         help="events: CUDA events around each call; graph: replays of N calls in a CUDA graph")
     parser.add_argument("--cache", choices=["warm", "cold"], default="cold",
                         help="cold: L2 flushed (events) or inputs rotated (graph) before each call")
-    parser.add_argument("--warmup", type=int, default=10, help="untimed calls first (default %(default)s)")
-    parser.add_argument("--samples", type=int, default=50, help="timed samples per variant (default %(default)s)")
+    parser.add_argument("--warmup", type=_integer_at_least(0), default=10,
+                        help="untimed calls first (default %(default)s)")
+    parser.add_argument("--samples", type=_integer_at_least(1), default=50,
+                        help="timed samples per variant (default %(default)s)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="variants take turns, SAMPLES/ROUNDS calls at a time, forward then back, so clock drift "
                              "during a case hits them alike (default %(default)s: each variant's samples back to back)")
-    parser.add_argument("--graph-calls", type=int, default=0,
+    parser.add_argument("--graph-calls", type=_integer_at_least(0), default=0,
                         help="calls captured per graph (default: enough for ~2 ms per replay)")
     parser.add_argument("--seed", type=int, default=0, help="shuffles shapes and seeds the inputs")
     parser.add_argument("--check-only", action="store_true",
                         help="only the correctness part; without a GPU it runs on Triton's interpreter")
     parser.add_argument("--ceilings", type=Path, help="a calibration JSON to use instead of the cached one")
-    parser.add_argument("--time-budget", type=float, metavar="SECONDS",
+    parser.add_argument("--time-budget", type=_positive_seconds, metavar="SECONDS",
                         help="start no new case after this long; the JSON says which cases are missing")
-    parser.add_argument("--device", type=int, default=0, help="CUDA device index")
+    parser.add_argument("--device", type=_integer_at_least(0), default=0, help="CUDA device index")
     parser.add_argument("--output", type=Path,
                         help="result JSON (default: results/local/kernel-bench-<op>-<dtype>-<time>.json)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -126,9 +202,6 @@ def _use_interpreter() -> str | None:
 
 def bench_command(argv: list[str]) -> int:
     args = run_parser().parse_args(argv)
-    if args.samples < 1 or args.warmup < 0 or args.graph_calls < 0:
-        print("kernel-bench: --samples must be >= 1, --warmup and --graph-calls >= 0", file=sys.stderr)
-        return EXIT_USAGE
     if not 1 <= args.rounds <= args.samples:
         print(f"kernel-bench: --rounds must be between 1 and --samples ({args.samples}); got {args.rounds}",
               file=sys.stderr)
@@ -140,6 +213,10 @@ def bench_command(argv: list[str]) -> int:
     if not on_gpu and not args.check_only:
         print(_no_gpu_message("timing"), file=sys.stderr)
         return EXIT_NO_GPU
+    problem = _device_problem(args.device) if on_gpu else None
+    if problem:
+        print(f"kernel-bench: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if not on_gpu:
         problem = _use_interpreter()
         if problem:
@@ -186,16 +263,22 @@ def bench_command(argv: list[str]) -> int:
     if not cases:
         print(f"kernel-bench: no case to run ({args.op} with dtypes {', '.join(args.dtype)})", file=sys.stderr)
         return EXIT_USAGE
-
-    env_info = environment.collect(device if on_gpu else None)
-    gpu = env_info["gpu"]
     if args.ceilings and roofline.load_calibration(args.ceilings) is None:
         print(f"kernel-bench: --ceilings {args.ceilings} is not a readable calibration file "
               "(made by `kernel-bench calibrate --output FILE`)", file=sys.stderr)
         return EXIT_USAGE
-    ceilings = roofline.ceilings_for(gpu["name"], args.ceilings) if gpu else None
     output = args.output or _default_output(args.op, args.dtype)
-    output.parent.mkdir(parents=True, exist_ok=True)
+    problem = _unwritable(output)
+    if problem:  # now, not after a sweep of many minutes
+        print(f"kernel-bench: --output {output} {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    note = _ignored_options(args, on_gpu)
+    if note:
+        print(f"kernel-bench: note: {note}", file=sys.stderr)
+
+    env_info = environment.collect(device if on_gpu else None)
+    gpu = env_info["gpu"]
+    ceilings = roofline.ceilings_for(gpu["name"], args.ceilings) if gpu else None
     document = {
         "schema_version": schema.SCHEMA_VERSION,
         "tool": "kernel-bench",
@@ -222,27 +305,47 @@ def bench_command(argv: list[str]) -> int:
         document.update(cases=results, summary=summary)
         text = json.dumps(schema.finite(document), indent=1, allow_nan=False) + "\n"
         partial = output.with_name(output.name + ".partial")
-        partial.write_text(text)
-        partial.replace(output)  # never leave a half-written file behind
+        try:
+            partial.write_text(text)
+            partial.replace(output)  # never leave a half-written file behind
+        except OSError as exc:  # checked before the sweep, but a disk can fill or a directory vanish since
+            partial.unlink(missing_ok=True)
+            raise OutputError(f"kernel-bench: could not write --output {output}: {exc}") from None
         return summary
 
-    def checkpoint(finished: list[dict]) -> None:
-        if len(finished) < len(cases):
-            write(finished, f"incomplete: {len(finished)} of {len(cases)} cases finished when this was "
-                            "written (the run was interrupted)")
+    finished: list[dict] = []  # the cases done so far, for Ctrl-C
 
-    if args.tune:
-        document["tuned"] = _pretune(cases, args.precision, device)
+    def checkpoint(done: list[dict]) -> None:
+        finished[:] = done
+        if len(done) < len(cases):
+            write(done, f"incomplete: {len(done)} of {len(cases)} cases finished when this was "
+                        "written (the run was interrupted)")
+
     aborted = None
-    with console.sweep_progress(len(cases), enabled=not args.no_progress) as (describe, case_done):
+    try:
+        if args.tune:
+            document["tuned"] = _pretune(cases, args.precision, device, measured=on_gpu)
+        with console.sweep_progress(len(cases), enabled=not args.no_progress) as (describe, case_done):
+            try:
+                results = sweep.run(cases, settings, ceilings, gpu["l2_bytes"] if gpu else None, describe,
+                                    case_done, checkpoint, args.time_budget)
+            except sweep.SweepAborted as stop:  # keep what was measured, and say why the rest is missing
+                results, aborted = stop.cases, stop.reason
+        if args.torch_kernels and on_gpu:
+            sweep.record_baseline_kernels(results, cases, settings)
+        summary = write(results, aborted)
+    except KeyboardInterrupt:  # Ctrl-C: keep what finished, no traceback
         try:
-            results = sweep.run(cases, settings, ceilings, gpu["l2_bytes"] if gpu else None, describe, case_done,
-                                checkpoint, args.time_budget)
-        except sweep.SweepAborted as stop:  # keep what was measured, and say why the rest is missing
-            results, aborted = stop.cases, stop.reason
-    if args.torch_kernels and on_gpu:
-        sweep.record_baseline_kernels(results, cases, settings)
-    summary = write(results, aborted)
+            write(finished, f"interrupted (Ctrl-C) after {len(finished)} of {len(cases)} cases")
+        except OutputError as exc:
+            print(exc, file=sys.stderr)
+            return EXIT_INTERRUPTED
+        print(f"\nkernel-bench: interrupted; the {len(finished)} finished case(s) of {len(cases)} are in {output}",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OutputError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_PROBLEM
     problems = schema.validate(document)
     if problems:  # a bug in kernel-bench itself: say so, the data is written anyway
         print("kernel-bench: the result does not match its own schema:\n  " + "\n  ".join(problems[:20]),
@@ -253,15 +356,39 @@ def bench_command(argv: list[str]) -> int:
     console.print_summary(results, summary, f"kernel-bench on {where} ({mode})")
     print(f"wrote {output}")
     if aborted:
-        print(f"kernel-bench: the sweep stopped early at {aborted}", file=sys.stderr)
+        print(f"kernel-bench: the sweep stopped early: {aborted}", file=sys.stderr)
     bad = summary["by_status"]["wrong"] + summary["by_status"]["failed"] + summary["timing_errors"]
     return EXIT_PROBLEM if bad or problems or aborted else EXIT_OK
 
 
-def _pretune(cases, precision: str | None, device) -> list[dict]:
+class OutputError(Exception):
+    """The result file could not be written; the message says so."""
+
+
+def _ignored_options(args, on_gpu: bool) -> str | None:
+    """A note on options given but without effect in this run, or None."""
+    defaults = run_parser()
+    untimed = [f"--{name.replace('_', '-')} {getattr(args, name)}"
+               for name in ("timing", "cache", "warmup", "samples", "rounds", "graph_calls")
+               if args.check_only and getattr(args, name) != defaults.get_default(name)]
+    gpu_only = [flag for flag, given in (("--compile", args.compile), ("--torch-kernels", args.torch_kernels))
+                if given and not on_gpu]
+    parts = []
+    if untimed:
+        parts.append(f"{', '.join(untimed)} ignored (--check-only times nothing)")
+    if gpu_only:
+        parts.append(f"{', '.join(gpu_only)} ignored (needs a CUDA GPU)")
+    if args.tune and not on_gpu:
+        parts.append("--tune measures nothing on Triton's interpreter: its `tuned` records are the untuned "
+                     "defaults, marked \"measured\": false")
+    return "; ".join(parts) or None
+
+
+def _pretune(cases, precision: str | None, device, measured: bool = True) -> list[dict]:
     """Tune each case's shape before anything is timed: matmul, bmm and bmm_nt cases per dtype
     (`tilelab.ops.matmul.pretune`; bmm_nt with B stored [batch, N, K]), scaled_matmul cases for the bench's
-    output dtype and both accumulations (`pretune_scaled`)."""
+    output dtype and both accumulations (`pretune_scaled`). With `measured=False` (Triton's interpreter, where
+    the tuner times nothing and caches nothing) each record says so."""
     import torch
 
     from tilelab.bench.op_scaled_matmul import OUT_DTYPE as FP8_OUT_DTYPE
@@ -277,6 +404,8 @@ def _pretune(cases, precision: str | None, device) -> list[dict]:
             tuned += pretune([case.shape], dtypes, precision=precision, device=device, b_layout="nk")
         elif case.op.name == "scaled_matmul":
             tuned += pretune_scaled([case.shape], out_dtype=FP8_OUT_DTYPE, device=device)
+    if not measured:
+        tuned = [{**record, "measured": False} for record in tuned]
     return tuned
 
 
@@ -306,9 +435,9 @@ def calibrate_command(argv: list[str]) -> int:
         prog="kernel-bench calibrate",
         description="Measure this GPU's copy bandwidth and torch's best matmul rate per precision; cache them "
                     "(under $TILELAB_CACHE_DIR or ~/.cache/tilelab) as the roofline ceilings for kernel-bench.",
-        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=CALIBRATE_EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--device", type=_integer_at_least(0), default=0, help="CUDA device index")
     parser.add_argument("--output", type=Path, help="also write the calibration JSON here")
     args = parser.parse_args(argv)
 
@@ -317,6 +446,13 @@ def calibrate_command(argv: list[str]) -> int:
     if not torch.cuda.is_available():
         print(_no_gpu_message("calibrate"), file=sys.stderr)
         return EXIT_NO_GPU
+    problem = _device_problem(args.device)
+    if not problem and args.output:
+        problem = _unwritable(args.output)
+        problem = problem and f"--output {args.output} {problem}"
+    if problem:  # before a minute of measuring
+        print(f"kernel-bench calibrate: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     from rich.console import Console
     from rich.table import Table
 
@@ -350,11 +486,11 @@ def report_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="kernel-bench report",
         description="Markdown tables and PNG plots (TFLOP/s, speedup vs torch, roofline) from result files.",
-        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=REPORT_EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("files", nargs="+", type=Path, help="kernel-bench result JSON files")
     parser.add_argument("--output", type=Path, help="markdown file (default: print to stdout)")
-    parser.add_argument("--plot", type=Path, help="PNG file for the plots")
+    parser.add_argument("--plot", type=_png_path, help="PNG file for the plots")
     args = parser.parse_args(argv)
 
     from tilelab.bench import report
@@ -364,21 +500,47 @@ def report_command(argv: list[str]) -> int:
     except report.ReportError as exc:
         print(f"kernel-bench report: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    problem = _report_outputs_problem(args)
+    if problem:
+        print(f"kernel-bench report: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     names = [path.name for path in args.files]
     plot_link = None
-    if args.plot:
-        from tilelab.bench import plots
+    try:
+        if args.plot:
+            from tilelab.bench import plots
 
-        plots.render(documents, names, args.plot)
-        plot_link = os.path.relpath(args.plot, args.output.parent) if args.output else str(args.plot)
-    markdown = report.render(documents, names, plot_link)
+            plots.render(documents, names, args.plot)
+            plot_link = os.path.relpath(args.plot, args.output.parent) if args.output else str(args.plot)
+        markdown = report.render(documents, names, plot_link)
+        if args.output:
+            args.output.write_text(markdown)
+    except OSError as exc:  # checked above; this is a disk that filled or a directory that went since
+        print(f"kernel-bench report: could not write {exc.filename or 'the output'}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return EXIT_USAGE
     if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(markdown)
         print(f"wrote {args.output}" + (f" and {args.plot}" if args.plot else ""))
     else:
         sys.stdout.write(markdown)
     return EXIT_OK
+
+
+def _report_outputs_problem(args) -> str | None:
+    """Why --output or --plot cannot be written, or None. Neither may be one of the inputs: the report would
+    replace the results it was made from."""
+    inputs = {path.resolve() for path in args.files}
+    named = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
+    for flag, path in named:
+        if path.resolve() in inputs:
+            return f"{flag} {path} is one of the input files; it would be overwritten"
+    if len(named) == 2 and args.output.resolve() == args.plot.resolve():
+        return f"--output and --plot name the same file, {args.output}"
+    for flag, path in named:
+        problem = _unwritable(path)
+        if problem:
+            return f"{flag} {path} {problem}"
+    return None
 
 
 def schema_command(argv: list[str]) -> int:

@@ -75,6 +75,15 @@ def geometry(shape):
                         _groups(shape))
 
 
+def validate(shape) -> str | None:
+    """Positive numbers are checked by the sweep; the groups must also split both channel counts."""
+    _, c_in, _, _, c_out = shape[:5]
+    groups = _groups(shape)
+    if c_in % groups or c_out % groups:
+        return f"groups = {groups} must divide C_in = {c_in} and C_out = {c_out}"
+    return None
+
+
 def make_inputs(shape, dtype, device, generator):
     batch, c_in, h, w, c_out, kernel, stride = shape[:7]
     groups = _groups(shape)
@@ -228,6 +237,7 @@ OP = OpSpec(
     tolerance=tolerance,
     metric="tflops",
     compile_baseline=True,
+    validate=validate,
     description="SiLU(batch_norm(conv2d(x, w, b))), inference-mode batch norm, channels-last, padding kernel // 2",
 )
 GROUPED_OP = dataclasses.replace(

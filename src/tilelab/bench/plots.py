@@ -55,6 +55,12 @@ def _log_scale_if_timed(ax, timed: bool, axes: str = "y") -> None:
         ax.set_yscale("log")
 
 
+def _legend(ax, fontsize: int) -> None:
+    """A legend only when something is labelled: matplotlib warns about an empty one (check-only files)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=fontsize)
+
+
 def _case_labels(cases: list[dict]) -> list[str]:
     multiple_dtypes = len({c["dtype"] for c in cases}) > 1
     with_op = several_ops(cases)
@@ -78,7 +84,7 @@ def _rates(ax, cases, variants, colors, title):
     _log_scale_if_timed(ax, timed)
     ax.set_ylabel("TFLOP/s (median)" if metric == "tflops" else "GB/s (median)")
     ax.set_title(f"Throughput: {title}", fontsize=10)
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     ax.grid(axis="y", alpha=0.3, which="both")
 
 
@@ -97,7 +103,7 @@ def _speedups(ax, cases, variants, colors, title):
     ax.set_xticks(range(len(cases)), _case_labels(cases), rotation=45, ha="right", fontsize=8)
     ax.set_ylabel("speedup vs torch (>1: faster)")
     ax.set_title(f"Speedup vs torch: {title}", fontsize=10)
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     ax.grid(axis="y", alpha=0.3)
 
 
@@ -130,5 +136,5 @@ def _roofline(ax, cases, variants, colors, ceilings, title):
     ax.set_xlabel("arithmetic intensity (FLOP per byte, minimum traffic)")
     ax.set_ylabel("TFLOP/s")
     ax.set_title(f"Roofline: {title}", fontsize=10)
-    ax.legend(fontsize=7)
+    _legend(ax, fontsize=7)
     ax.grid(alpha=0.3, which="both")

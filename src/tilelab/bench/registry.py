@@ -78,6 +78,9 @@ class OpSpec:
     metric: str = "tflops"  # "tflops" for compute-bound ops, "gbps" for memory-bound ones
     available: Callable[[], bool] = lambda: True  # False while the library lacks the op
     compile_baseline: bool = True  # whether --compile adds a torch-compile variant
+    # What is wrong with a shape of the right length and positive numbers (None if nothing): checked before any
+    # work, so a bad --shape is a usage error, not a case that fails mid-sweep.
+    validate: Callable[[tuple[int, ...]], str | None] = lambda shape: None
     description: str = ""
 
     def shape_dict(self, shape: tuple[int, ...]) -> dict[str, int]:

@@ -87,8 +87,8 @@ def header(document: dict, name: str) -> list[str]:
     lines.append(f"| Created | {document['created_utc']} |")
     lines.append("")
     if document["summary"].get("aborted"):
-        lines += [f"**The sweep stopped early** at {document['summary']['aborted']}; only the cases before "
-                  "it are here.", ""]
+        lines += [f"**The sweep stopped early**: {document['summary']['aborted']}. Only the cases that finished "
+                  "are here.", ""]
     return lines
 
 

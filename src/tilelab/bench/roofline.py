@@ -10,6 +10,7 @@ cache directory), or else from the datasheet of a known GPU, labelled as such.
 """
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -78,7 +79,17 @@ def load_calibration(path: Path) -> dict | None:
         return None
     if not isinstance(data, dict) or data.get("schema_version") != CALIBRATION_SCHEMA_VERSION:
         return None
+    # The ceilings themselves, as `calibrate` writes them: a file without them would fail later, mid-run.
+    peaks = data.get("compute_tflops")
+    if not isinstance(peaks, dict) or not all(isinstance(k, str) and _is_number(v) for k, v in peaks.items()):
+        return None
+    if not _is_number(data.get("memory_gbps")):
+        return None
     return data
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def save_calibration(data: dict, path: Path) -> None:

@@ -50,24 +50,45 @@ def case_seed(seed: int, op: str, shape: tuple[int, ...], dtype: str, purpose: s
 
 def plan_cases(ops: list[OpSpec], dtypes: list[str], shapes: list[tuple[int, ...]] | None, seed: int,
                small: bool = False) -> list[CasePlan]:
-    """All (op, shape, dtype) cases, shuffled with `seed` so no shape always runs first on a cold GPU."""
+    """All (op, shape, dtype) cases, shuffled with `seed` so no shape always runs first on a cold GPU.
+
+    Raises ValueError for a shape no op can take, before any work: a bad shape found mid-sweep would stop
+    every case shuffled after it."""
+    for shape in shapes or ():
+        _check_shape(ops, shape)
     cases = []
     index = 0
-    lengths = {len(op.dims) for op in ops}
     for op in ops:
         op_shapes = shapes if shapes is not None else (op.check_shapes if small else op.default_shapes)
         for shape in op_shapes:
-            if len(shape) != len(op.dims) and len(shape) in lengths:
-                continue  # --op all with shapes: M N K ones go to matmul, batch M N K ones to bmm
             if len(shape) != len(op.dims):
-                raise ValueError(f"{op.name} takes shapes of {len(op.dims)} numbers ({' '.join(op.dims)}), "
-                                 f"got {' '.join(map(str, shape))}")
+                continue  # --op all with shapes: M N K ones go to matmul, batch M N K ones to bmm
+            problem = op.validate(shape)
+            if problem:
+                raise ValueError(f"--shape {' '.join(map(str, shape))} for {op.name}: {problem}")
             for dtype in dtypes:
                 if dtype in op.dtypes:
                     cases.append(CasePlan(op, tuple(shape), dtype, index))
                     index += 1
     random.Random(seed).shuffle(cases)
     return cases
+
+
+def _check_shape(ops: list[OpSpec], shape: tuple[int, ...]) -> None:
+    text = " ".join(map(str, shape))
+    lengths = {len(op.dims) for op in ops}
+    if len(shape) not in lengths:
+        if len(ops) == 1:
+            raise ValueError(f"{ops[0].name} takes shapes of {len(ops[0].dims)} numbers ({' '.join(ops[0].dims)}), "
+                             f"got {text}")
+        by_length = {n: [op.name for op in ops if len(op.dims) == n] for n in sorted(lengths)}
+        takes = ", ".join(f"{n} ({', '.join(names)})" for n, names in by_length.items())
+        raise ValueError(f"no op takes shapes of {len(shape)} numbers (got {text}); ops take {takes}")
+    # Zero is refused too: an empty case "passes" every check vacuously and times nothing worth having.
+    if min(shape) < 1:
+        dims = next(op.dims for op in ops if len(op.dims) == len(shape))
+        bad = ", ".join(f"{dim} = {n}" for dim, n in zip(dims, shape, strict=True) if n < 1)
+        raise ValueError(f"--shape: every number must be >= 1; got {text} ({bad})")
 
 
 def _generator(device: torch.device, seed: int) -> torch.Generator:
@@ -267,7 +288,8 @@ def run(cases: list[CasePlan], settings: SweepSettings, ceilings: dict | None, l
         except Exception as exc:  # e.g. a kernel fault that poisons the CUDA context for everything after it
             finished = [result for _, result in sorted(done, key=lambda pair: pair[0])]
             shape = "x".join(map(str, case.shape))
-            raise SweepAborted(finished, f"{case.op.name} {shape} {case.dtype}: {type(exc).__name__}: {exc}") from exc
+            raise SweepAborted(finished, f"{case.op.name} {shape} {case.dtype} failed: {type(exc).__name__}: "
+                                         f"{exc}") from exc
         result["order"] = visit
         done.append((case.canonical_index, result))
         if settings.device.type == "cuda":

@@ -17,7 +17,7 @@ compiler chose:
   cvt.rna.tf32          float32 rounded to tf32 to nearest in registers (wgmma alone truncates): the
                         registers kernel does it to B
 SASS (the real machine code, via cuobjdump) confirms what ptxas kept:
-HMMA / HGMMA (QGMMA for fp8) tensor-core ops, LDSM, LDGSTS, UTMALDG, LDG widths.
+HMMA / HGMMA (QMMA / QGMMA for fp8) tensor-core ops, LDSM, LDGSTS, UTMALDG, LDG widths.
 Registers and shared memory per program say how many programs an SM holds at once (`programs_per_sm`).
 """
 
@@ -50,6 +50,7 @@ _SASS_PATTERNS = {
     "HMMA": r"\bHMMA\.",
     "HGMMA": r"\bHGMMA\.",
     "QGMMA": r"\bQGMMA\.",  # the fp8 warpgroup MMA (HGMMA is fp16/bf16/tf32)
+    "QMMA": r"\bQMMA\.",  # the fp8 warp-level MMA (sm_89's mma.sync on e4m3)
     "LDSM": r"\bLDSM\.",
     "LDGSTS": r"\bLDGSTS\b",
     "UTMALDG": r"\bUTMALDG\b",
@@ -129,10 +130,14 @@ def parse_res_usage(text: str) -> dict:
     return found
 
 
-# What one SM holds at once (CUDA's occupancy limits) for kernel-inspect's named targets: its register file,
-# warps, programs (thread blocks) and shared memory in bytes, of which the driver keeps 1 KB per program.
+# What one SM holds at once (CUDA's occupancy limits) for kernel-inspect's targets (`targets.TARGETS`): its
+# register file, warps, programs (thread blocks) and shared memory in bytes, of which the driver keeps 1 KB per
+# program.
 SM_LIMITS = {
     80: {"registers": 65536, "warps": 64, "programs": 32, "shared_bytes": 164 * 1024},  # A100
+    86: {"registers": 65536, "warps": 48, "programs": 16, "shared_bytes": 100 * 1024},  # RTX 30xx, A40
+    87: {"registers": 65536, "warps": 48, "programs": 16, "shared_bytes": 164 * 1024},  # Jetson Orin
+    89: {"registers": 65536, "warps": 48, "programs": 24, "shared_bytes": 100 * 1024},  # RTX 40xx, L4, L40
     90: {"registers": 65536, "warps": 64, "programs": 32, "shared_bytes": 228 * 1024},  # H100, H200
 }
 SHARED_BYTES_RESERVED_PER_PROGRAM = 1024

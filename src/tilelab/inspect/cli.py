@@ -25,12 +25,14 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 EXIT_CODES_HELP = """exit codes:
   0  compiled; stages saved, census printed
   1  the compiler failed
-  2  bad arguments (unknown target, config or combination)
+  2  bad arguments (unknown target, config or combination, a target without the op's
+     instructions, an --output that is not a directory we can write), checked before compiling
 """
 
 
@@ -101,9 +103,13 @@ def parser() -> argparse.ArgumentParser:
                         "multiple of --groups. Depthwise with 2, 4 or 8 times the channels out is the direct "
                         "kernel's channel multiplier (MULTIPLIER): --groups 64 --out-channels 128 loads x in "
                         "16-byte vectors, repeated in registers, instead of gathering each output channel's input")
-    p.add_argument("--target", default="sm_90", help="sm_80, sm_90, sm_NN or native (default %(default)s)")
+    p.add_argument("--target", default="sm_90",
+                   help="sm_80, sm_86, sm_87, sm_89 (mma.sync), sm_90 (wgmma; sm_90a is the same) or native (the GPU "
+                        "here, one of those) (default %(default)s): the architectures whose tensor-core "
+                        "instructions the census counts (not sm_100's tcgen05)")
     p.add_argument("--output", type=Path,
-                   help="directory for the stages (default: results/local/inspect/<op>-<path>-<dtype>-<target>)")
+                   help="directory for the stages, created if missing (default: "
+                        "results/local/inspect/<op>-<path>-<dtype>-<target>)")
     p.add_argument("--json", action="store_true", help="print the census as JSON instead of a table")
     return p
 
@@ -118,6 +124,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         os.environ["TRITON_INTERPRET"] = "0"
 
+    created = []
+    if args.output is not None:  # checked before anything compiles
+        try:
+            created = prepare_output(args.output)
+        except ValueError as exc:
+            print(f"kernel-inspect: {exc}", file=sys.stderr)
+            return 2
+
     from tilelab.inspect import compile as compiler
 
     try:
@@ -126,9 +140,11 @@ def main(argv: list[str] | None = None) -> int:
                                          bias=args.bias, activation=args.activation, groups=args.groups,
                                          channels=args.channels, out_channels=args.out_channels)
     except (ValueError, KeyError) as exc:
+        remove_created(created)
         print(f"kernel-inspect: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # the compiler's own failure: show it, that is what the tool is for
+        remove_created(created)
         print(f"kernel-inspect: compiling failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     label = f"{args.op}-{result.path}-{result.dtype}" + (f"-{args.precision}" if args.precision else "")
@@ -141,13 +157,55 @@ def main(argv: list[str] | None = None) -> int:
     label += f"-outchannels{result.out_channels}" if result.out_channels != result.channels else ""
     label += f"-groups{result.groups}" if result.groups > 1 else ""
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
-    written = compiler.save(result, directory)
+    try:
+        written = compiler.save(result, directory)
+    except OSError as exc:  # checked above when given; the default directory, or a disk that filled up since
+        print(f"kernel-inspect: cannot save the stages in {directory}: {exc.strerror or exc}"
+              + ("" if args.output else "; name a directory we can write with --output"), file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(compiler.as_json(result), indent=1))
     else:
         print_census(result)
         print(f"saved {', '.join(p.name for p in written)} in {directory}")
     return 0
+
+
+def prepare_output(directory: Path) -> list[Path]:
+    """--output: a directory we can write the stages into, created now (with its missing parents) so that a path
+    that is a file, lies under one, or cannot be created is refused before anything compiles (ValueError).
+    Returns the directories created, deepest first, for `remove_created` should nothing be saved after all."""
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"--output {directory} is a file; it must be a directory (the stages are saved in it)")
+    missing = []
+    for parent in (directory, *directory.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"--output {directory} lies under the file {parent}; it must be a directory we can "
+                                 f"create")
+            break
+        missing.append(parent)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        remove_created(missing)
+        raise ValueError(f"--output {directory} cannot be created: {exc.strerror or exc}") from None
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        remove_created(missing)
+        raise ValueError(f"--output {directory} is not a directory we can write: {exc.strerror or exc}") from None
+    return missing
+
+
+def remove_created(directories: list[Path]) -> None:
+    """Remove the (still empty) directories `prepare_output` created, deepest first."""
+    for directory in directories:
+        try:
+            directory.rmdir()
+        except OSError:
+            pass
 
 
 def _conv_title(result) -> str:

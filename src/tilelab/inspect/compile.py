@@ -1,5 +1,6 @@
 """Compile a tilelab kernel for a target, exactly as a launch would specialize it, and keep every stage."""
 
+import contextlib
 import dataclasses
 import json
 import re
@@ -40,6 +41,7 @@ CONV_DIRECT_PATH = "direct"  # conv2d_bn_silu's kernel for groups under 16 input
 CONV_KERNEL_SIZE = 3  # conv2d_bn_silu is inspected with a 3x3 filter on channels-last 56x56 images
 CONV_CHANNELS = 64  # ... of this many channels in and out, unless `--channels` (`--out-channels`) says otherwise
 FP8_DTYPE = "float8_e4m3fn"  # scaled_matmul's only input dtype
+FP8_MIN_ARCH = 89  # fp8 tensor cores: Ada's mma.sync on e4m3 (sm_89), Hopper's wgmma (sm_90); Triton refuses below
 B_LAYOUTS = ("kn", "nk")  # B stored [K, N] or [N, K]
 # the kernels with tilelab.linear's fused epilogue
 EPILOGUE_PATHS = ("pointer", "descriptor", "persistent", "splitk", "splitk-descriptor", "pingpong")
@@ -129,6 +131,26 @@ def _resolve_conv(path: str | None, dtype: str | None, precision: str | None, ac
     return CONV_PATH, dtype, None, "nk"
 
 
+_UNKNOWN_CONFIG = re.compile(r"^config must be one of (?P<known>.*); got (?P<got>.*)$", re.DOTALL)
+
+
+@contextlib.contextmanager
+def _config_named(config: str | None, path: str):
+    """The library's contract error for an unknown config ("config must be one of ...", `contracts.require_choice`)
+    restated as kernel-inspect's: naming --config and the kernel, as the Hopper kernels' `choose_config` does. Any
+    other contract error passes as it is (a ValueError too: exit 2)."""
+    from tilelab import contracts
+
+    try:
+        yield
+    except contracts.ContractError as exc:
+        found = _UNKNOWN_CONFIG.match(str(exc))
+        if config is None or not found:
+            raise
+        known = ", ".join(label.strip().strip("'") for label in found["known"].split(","))
+        raise ValueError(f"unknown config {config!r} (--config) for the {path} kernel; known: {known}") from exc
+
+
 def kernel_source(op: str, path: str, dtype: str, precision: str | None, config: str | None,
                   accumulate: str | None = None, b_layout: str = "kn", batched: bool = False, row_classes: int = 1,
                   bias: bool = False, activation: str | None = None, groups: int = 1, *,
@@ -145,17 +167,20 @@ def kernel_source(op: str, path: str, dtype: str, precision: str | None, config:
     if op == "conv2d_bn_silu":
         from tilelab.ops import conv as conv_op
 
-        return conv_op.inspection_source(torch_dtype, precision, config, kernel_size=CONV_KERNEL_SIZE, groups=groups,
-                                         channels=channels, out_channels=out_channels)
+        with _config_named(config, path):
+            return conv_op.inspection_source(torch_dtype, precision, config, kernel_size=CONV_KERNEL_SIZE,
+                                             groups=groups, channels=channels, out_channels=out_channels)
     b_k_major = b_layout == "nk"
     if path in hopper.MATMUL_PATHS:
         return hopper.kernel_source(hopper.MATMUL_PATHS[path], torch_dtype, precision, config, None, b_k_major,
                                     batched, row_classes, bias, activation)
     from tilelab.ops import matmul as matmul_op
 
-    kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config,
-                                                                        b_k_major=b_k_major, row_classes=row_classes,
-                                                                        bias=bias, activation=activation)
+    with _config_named(config, path):
+        kernel, signature, constexprs, chosen = matmul_op.inspection_source(path, torch_dtype, precision, config,
+                                                                            b_k_major=b_k_major,
+                                                                            row_classes=row_classes, bias=bias,
+                                                                            activation=activation)
     attrs = matmul_op.inspection_attrs(kernel, signature) if hasattr(matmul_op, "inspection_attrs") else None
     return kernel, signature, constexprs, attrs, chosen
 
@@ -200,6 +225,9 @@ def inspect_kernel(op: str = "matmul", path: str | None = None, dtype: str | Non
         raise ValueError(f"--bias and --activation are tilelab.linear's fused epilogue, in matmul's "
                          f"{', '.join(EPILOGUE_PATHS)} kernels; not --op {op} --path {path}")
     gpu_target = targets.resolve(target)
+    if dtype == FP8_DTYPE and gpu_target.arch < FP8_MIN_ARCH:
+        raise ValueError(f"--op scaled_matmul is {FP8_DTYPE}, which needs fp8 tensor cores (sm_89 or newer): inspect "
+                         f"it with --target sm_90 (or sm_89), not sm_{gpu_target.arch}")
     if path == "registers":
         compiled, chosen = _compile_registers(gpu_target, config)
     elif path == "pingpong":
@@ -287,7 +315,12 @@ def _compile_registers(gpu_target, config: str | None):
     `matmul_registers.CONFIGS` tagged `config` (e.g. 128x64x32-w4-s6)."""
     from tilelab.ops import matmul_registers
 
-    chosen = matmul_registers.DEFAULT_CONFIG if config is None else matmul_registers.config_tagged(config)
+    if config is None:
+        chosen = matmul_registers.DEFAULT_CONFIG
+    elif config in (tags := [c.tag() for c in matmul_registers.CONFIGS]):
+        chosen = matmul_registers.config_tagged(config)
+    else:
+        raise ValueError(f"unknown config {config!r} (--config) for the registers kernel; known: {', '.join(tags)}")
     _require_hopper("registers", gpu_target)
     return matmul_registers.compile_for(gpu_target.arch, chosen), chosen
 

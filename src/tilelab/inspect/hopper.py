@@ -38,7 +38,7 @@ def choose_config(kernel_name: str, element_size: int, label: str | None):
     for config in options:
         if config.label() == label:
             return config
-    raise ValueError(f"unknown config {label!r} for the {kernel_name} kernel; known: "
+    raise ValueError(f"unknown config {label!r} (--config) for the {kernel_name} kernel; known: "
                      + ", ".join(c.label() for c in options))
 
 
