@@ -463,7 +463,11 @@ def calibrate_command(argv: list[str]) -> int:
     Console(stderr=True).print("measuring copy bandwidth and torch.matmul peaks (about a minute)...")
     data = calibrate.measure(device)
     cached = roofline.calibration_path(data["gpu_name"])
-    roofline.save_calibration(data, cached)
+    try:
+        roofline.save_calibration(data, cached)
+    except OSError as exc:  # the measurement still stands: print it, and write --output if given
+        print(f"kernel-bench calibrate: warning: could not cache the ceilings in {cached} ({exc.strerror or exc}); "
+              "set TILELAB_CACHE_DIR to a directory you can write, or pass the file with --ceilings", file=sys.stderr)
     if args.output:
         roofline.save_calibration(data, args.output)
 
