@@ -65,8 +65,9 @@ def require_vector(t, name: str, length: int, per: str, x: torch.Tensor) -> None
 
 
 def require_choice(value, name: str, allowed: Iterable) -> None:
+    """value is one of `allowed`, of its type too: `in` alone would let 1 stand for True, or 1.0 for 1."""
     allowed = tuple(allowed)
-    if value not in allowed:
+    if not any(value is a or (type(value) is type(a) and value == a) for a in allowed):
         options = ", ".join(repr(a) for a in allowed)
         raise ContractError(f"{name} must be one of {options}; got {value!r}")
 

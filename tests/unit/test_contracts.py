@@ -218,7 +218,8 @@ def test_pretune_arguments(kwargs, error, match):
 
 @pytest.mark.parametrize("kwargs,error,match", [
     ({"shapes": [(16, 16)]}, tilelab.ShapeError, r"shapes\[0\] must have 3 sizes"),
-    ({"shapes": [(16, 16, 16)], "use_fast_accum": 1}, tilelab.InputTypeError, "use_fast_accum must be True or False"),
+    ({"shapes": [(16, 16, 16)], "use_fast_accum": 1}, tilelab.ContractError,
+     "use_fast_accum must be one of True, False; got 1"),
 ])
 def test_pretune_scaled_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
@@ -256,3 +257,11 @@ def test_numpy_scalars_count_as_numbers(device):
         tilelab.softmax(x, 1.0)
     with pytest.raises(tilelab.InputTypeError, match="eps must be a real number; got str"):
         tilelab.rmsnorm(x, eps="1e-5")
+
+
+def test_a_choice_is_of_the_allowed_type_too():
+    contracts.require_choice("tf32", "precision", ("tf32", "ieee"))
+    contracts.require_choice(None, "path", (None, "pointer"))
+    for value, allowed in ((1, (True, False)), (1.0, (1, 2)), (0, (None, False))):
+        with pytest.raises(tilelab.ContractError, match=f"must be one of .*; got {value!r}"):
+            contracts.require_choice(value, "x", allowed)

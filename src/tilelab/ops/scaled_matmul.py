@@ -237,8 +237,6 @@ def pretune_scaled(shapes, out_dtype: torch.dtype = torch.bfloat16, use_fast_acc
     """
     shapes = contracts.as_shapes(shapes, "shapes", (3,))
     use_fast_accum = contracts.as_choices(use_fast_accum, "use_fast_accum", (True, False))
-    for fast in use_fast_accum:
-        contracts.require_bool(fast, "use_fast_accum")
     tuned = []
     for m, n, k in shapes:
         if 0 in (m, n, k):
