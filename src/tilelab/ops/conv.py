@@ -441,8 +441,7 @@ def _check_tile(config: Config) -> None:
         raise contracts.ContractError(f"config.maxnreg must be 0 (no cap) or a multiple of 8 from {MIN_REGISTER_CAP} "
                                       f"to {MAX_REGISTER_CAP} registers per thread; got {cap!r}")
     for field in ("flat_k", "windows_by_multiplication"):
-        if not isinstance(getattr(config, field, False), bool):
-            raise contracts.ContractError(f"config.{field} must be True or False; got {getattr(config, field)!r}")
+        contracts.require_bool(getattr(config, field, False), f"config.{field}")
 
 
 def _check_direct_tile(config: Config) -> None:

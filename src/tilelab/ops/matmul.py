@@ -683,8 +683,7 @@ def _check_tile(config: Config, path: str | None) -> None:
     if hasattr(config, "split_k"):  # a HopperConfig
         contracts.require_config_int(config, "split_k", high=tuning.SPLIT_K_LIMIT)
         for flag in ("epilogue_subtile", "warp_specialize", "flatten"):
-            if not isinstance(getattr(config, flag), bool):
-                raise contracts.ContractError(f"config.{flag} must be True or False; got {getattr(config, flag)!r}")
+            contracts.require_bool(getattr(config, flag), f"config.{flag}")
 
 
 @dataclasses.dataclass

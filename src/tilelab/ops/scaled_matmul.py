@@ -25,6 +25,7 @@ from tilelab import contracts, env, tuning
 from tilelab.alignment import TMA_ALIGN, output_row_stride, padded_row_stride
 from tilelab.ops.matmul import (
     OperandLayout,
+    _check_tile,
     _no_launch_hooks,
     _stream_getter,
     bind_descriptor_launch,
@@ -101,15 +102,10 @@ def _check_config(config) -> None:
     if not isinstance(config, HopperConfig):
         raise contracts.InputTypeError("config must be None or a tilelab.ops.matmul_hopper.HopperConfig (the "
                                        f"persistent fp8 kernel's tile); got {type(config).__name__}")
-    for field in ("block_m", "block_n", "block_k"):
-        size = getattr(config, field)
-        least = FP8_MIN_BLOCK_K if field == "block_k" else 16
-        if type(size) is not int or not tuning.is_power_of_two(size) or size < least:
-            raise contracts.ContractError(f"config.{field} must be a power of two, at least {least}; got {size!r}")
-    contracts.require_launch_counts(config)
-    for flag in ("epilogue_subtile", "flatten"):
-        if not isinstance(getattr(config, flag), bool):
-            raise contracts.ContractError(f"config.{flag} must be True or False; got {getattr(config, flag)!r}")
+    _check_tile(config, "persistent")  # matmul's rules for a Hopper tile, then fp8's own
+    if config.block_k < FP8_MIN_BLOCK_K:
+        raise contracts.ContractError(f"config.block_k must be a power of two, at least {FP8_MIN_BLOCK_K}; "
+                                      f"got {config.block_k}")
     if config.split_k != 1 or config.warp_specialize is not False:
         raise contracts.ContractError("config: the fp8 kernel has no split-K and no warp specialization; use "
                                       f"split_k=1 and warp_specialize=False (got {config.split_k!r}, "
