@@ -16,6 +16,9 @@ class Exercise:
     kind: str  # "python" (standard library) or "triton"
     title: str
     functions: tuple[str, ...]
+    # Its check watches the programs one at a time, which only Triton's interpreter can do. On a GPU the check runs
+    # there first, then once more on the interpreter (runner.check_file), so a GPU never passes what the watch fails.
+    watches_programs: bool = False
 
     @property
     def exercise_file(self) -> Path:
@@ -77,9 +80,10 @@ EXERCISES = [
     Exercise("triton_softmax_rows", "8", "triton", "several rows per program: a [ROWS, BLOCK] softmax tile",
              ("rows_per_program", "softmax_rows_kernel", "launch_softmax_rows")),
     Exercise("triton_split_k", "I8", "triton", "split-K: slices of K, partial tiles, and the last slice to arrive "
-             "adds them up", ("k_slices", "splitk_kernel", "launch_split_k")),
+             "adds them up", ("k_slices", "splitk_kernel", "launch_split_k"), watches_programs=True),
     Exercise("triton_persistent", "I9", "triton", "a persistent matmul: one program per SM, each looping over its "
-             "tiles", ("persistent_grid", "tiles_of_program", "persistent_matmul_kernel", "launch_persistent")),
+             "tiles", ("persistent_grid", "tiles_of_program", "persistent_matmul_kernel", "launch_persistent"),
+             watches_programs=True),
     Exercise("triton_depthwise", "I10", "triton", "a depthwise convolution: filter rows, and pixels found by "
              "multiplication", ("division_magic", "depthwise_kernel", "launch_depthwise")),
     Exercise("occupancy", "I10", "python", "how many programs one SM holds at once, and the register cap that "

@@ -9,11 +9,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .catalog import REPO_ROOT, Exercise
-from .status import Status
+from .status import Status, most_urgent
 
 
 @dataclass
@@ -66,21 +66,58 @@ def check_file(exercise: Exercise, path: Path, seed: int, timeout: float | None 
                verbose: bool = False) -> Result:
     timeout = timeout or exercise.default_timeout
     path = Path(path)
-    started = time.monotonic()
     if exercise.kind == "triton":
         reason = triton_missing()
         if reason:
             return Result(exercise, Status.UNAVAILABLE, seed, path, reason)
     if not path.exists():
         return Result(exercise, Status.ERROR, seed, path, f"{path} does not exist")
+    result, ran_on = _run_worker(exercise, path, seed, timeout, verbose)
+    if exercise.watches_programs and ran_on == "gpu" and result.status in (Status.PASS, Status.FAIL):
+        watched, _ = _run_worker(exercise, path, seed, timeout, verbose, {"TRITON_INTERPRET": "1"})
+        result = with_the_watch(result, watched)
+    return result
 
+
+WATCHED = "on Triton's interpreter, which runs one program at a time: "
+GPU_ONLY = "checked on the GPU only"
+
+
+def with_the_watch(gpu: Result, watched: Result) -> Result:
+    """The GPU's result, with every part that failed when Triton's interpreter watched the programs one at a time
+    (`watched`) reported as that failure: a GPU runs the programs together, so a program that writes another's tile,
+    or a tile written before its last slice arrived, can come out right there by luck of timing."""
+    output = gpu.output + watched.output
+    seconds = gpu.seconds + watched.seconds
+    if watched.status == Status.PASS:
+        return replace(gpu, output=output, seconds=seconds)
+    if watched.status != Status.FAIL:  # the interpreter could not run the learner's code here
+        problems = [p["message"] for p in watched.parts if p["status"] != Status.PASS.value and p["message"]]
+        why = (problems or [watched.message or watched.status.value])[0]
+        if "0-dimensional arrays" in why:  # numpy 2.4 and later break Triton 3.6's interpreter
+            why += "; Triton's interpreter needs numpy < 2.4"
+        note = (f"{GPU_ONLY}: the watch of each program needs Triton's interpreter, which stopped "
+                f"with {watched.status.value} ({why})")
+        return replace(gpu, message="; ".join(filter(None, [gpu.message, note])), output=output, seconds=seconds)
+    failed = {p["name"]: p for p in watched.parts if p["status"] == Status.FAIL.value}
+    parts = [dict(failed[p["name"]], message=WATCHED + failed[p["name"]]["message"]) if p["name"] in failed else p
+             for p in gpu.parts]
+    return replace(gpu, status=most_urgent(Status(p["status"]) for p in parts), parts=parts, output=output,
+                   seconds=seconds)
+
+
+def _run_worker(exercise: Exercise, path: Path, seed: int, timeout: float, verbose: bool,
+                extra_env: dict | None = None) -> tuple[Result, str]:
+    """One run of the check in a child process: its result, and where the learner's code ran ("python", "gpu",
+    "interpreter"; "" when the child left no result)."""
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tilelab-check-") as scratch:
         events_file, result_file = Path(scratch) / "events.jsonl", Path(scratch) / "result.json"
         command = [sys.executable, *_interpreter_flags(), "-m", "learning.checking.worker",
                    exercise.name, str(path.resolve()), str(seed), str(events_file), str(result_file)]
         if verbose:
             command.append("--verbose")
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **(extra_env or {}))
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
         try:
             finished = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True,
@@ -96,12 +133,13 @@ def check_file(exercise: Exercise, path: Path, seed: int, timeout: float | None 
                        "look for a loop that never ends (a counter that never advances)")
             output = _text(expired.stdout) + _text(expired.stderr)
             return Result(exercise, Status.ERROR, seed, path, message, output=output,
-                          seconds=time.monotonic() - started)
+                          seconds=time.monotonic() - started), ""
         output = _text(finished.stdout) + _text(finished.stderr)
         seconds = time.monotonic() - started
         if not result_file.exists():
             message = f"the check process stopped without a result (exit status {finished.returncode})"
-            return Result(exercise, Status.ERROR, seed, path, message, output=output, seconds=seconds)
+            return Result(exercise, Status.ERROR, seed, path, message, output=output, seconds=seconds), ""
         data = json.loads(result_file.read_text())
-    return Result(exercise, Status(data["status"]), seed, path, data.get("message", ""),
-                  data.get("parts", []), output, seconds)
+    result = Result(exercise, Status(data["status"]), seed, path, data.get("message", ""), data.get("parts", []),
+                    output, seconds)
+    return result, data.get("ran_on", "")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -48,8 +49,6 @@ def _missing_module(error: BaseException) -> str | None:
 
 def prepare_triton() -> str | None:
     """Choose the GPU or Triton's interpreter. Returns why the check cannot run, or None."""
-    import os
-
     for needed in ("torch", "triton"):
         if importlib.util.find_spec(needed) is None:
             return f"{needed} is not installed (Triton exercises need the project's environment)"
@@ -60,6 +59,13 @@ def prepare_triton() -> str | None:
     if os.environ.get("TRITON_INTERPRET") not in ("1", "true", "True") and not torch.cuda.is_available():
         return "no CUDA GPU, and TRITON_INTERPRET is set to something other than 1"
     return None
+
+
+def _ran_on(exercise: catalog.Exercise) -> str:
+    """Where the learner's code ran: plain Python, a GPU, or Triton's interpreter (the CPU)."""
+    if exercise.kind != "triton":
+        return "python"
+    return "interpreter" if os.environ.get("TRITON_INTERPRET") in ("1", "true", "True") else "gpu"
 
 
 def load_learner_module(exercise: catalog.Exercise, path: Path):
@@ -122,7 +128,7 @@ def main(argv: list[str]) -> int:
 
     def finish(status: Status, message: str = "", parts=()) -> int:
         Path(result_path).write_text(json.dumps({"status": status.value, "message": message,
-                                                 "parts": list(parts)}))
+                                                 "parts": list(parts), "ran_on": _ran_on(exercise)}))
         return 0
 
     if exercise.kind == "triton":

@@ -12,7 +12,8 @@ its marked NaNs, and puts everything back after the last program. It then knows 
 wrote, even a tile written again with the same values: a program that writes another program's tile (a loop
 stepping by 1, or tiles placed in row-major order instead of GROUP_M order) fails, even though C comes out right.
 The watch stops the launch at the first such program; the others would only take time. On a GPU only what the
-launch leaves behind is checked.
+launch leaves behind is checked, so there the runner checks once more on the interpreter (`with_the_watch` in
+learning/checking/runner.py).
 
 What no run on the interpreter can show: the order in which one program writes its own tiles, a program writing its
 own tile twice, and anything about speed: whether the programs really stay on their SMs, and whether one tile's

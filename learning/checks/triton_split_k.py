@@ -14,7 +14,8 @@ between one program and the next. A tile of C written before all of its slices h
 when a later program overwrites it with the right sum. Part `launch_split_k` keeps the interpreter's order; part
 `any_arrival_order` interleaves the tiles' programs and turns each tile's slices around (tile 0's arrive last to
 first), as a GPU may. On a GPU the same cases run in whatever order the GPU picks, and only what the launch leaves
-behind is checked.
+behind is checked; the runner then checks once more on the interpreter (`with_the_watch` in
+learning/checking/runner.py).
 
 What no run on the interpreter can show is memory ordering: each store is seen by the next program at once, so a
 missing tl.debug_barrier(), sem="relaxed" where "acq_rel" is needed, or a sum that reads a stale cached line all pass

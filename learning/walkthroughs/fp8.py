@@ -54,7 +54,8 @@ MAGNITUDES = [value for value, _ in POSITIVE]
 
 
 def to_e4m3(x: float) -> float:
-    """x rounded to the nearest float8_e4m3fn, ties to an even mantissa, saturating at +-448 (torch 2.13's rule)."""
+    """x rounded to the nearest float8_e4m3fn, ties to an even mantissa, saturating at +-448 (torch 2.13's rule;
+    older torch gives NaN past 464)."""
     i = bisect.bisect_left(MAGNITUDES, abs(x))
     if i == len(MAGNITUDES):
         return math.copysign(MAGNITUDES[-1], x)
@@ -133,8 +134,8 @@ def build() -> Script:
     for x in samples:
         s.ask(f"{x:g} becomes", f"{to_e4m3(x):g} ({abs(to_e4m3(x) - x) / x:.1%} off)")
     s.say("500 is past 448. torch 2.13's .to(torch.float8_e4m3fn) saturates: finite overflow and inf become 448,")
-    s.say("NaN stays NaN (fp8e4m3fn_from_fp32_value, torch/headeronly/util/Float8_e4m3fn.h). Other converters")
-    s.say("(other versions, other libraries) may give NaN there instead: never send a value past 448.")
+    s.say("NaN stays NaN (fp8e4m3fn_from_fp32_value, torch/headeronly/util/Float8_e4m3fn.h). Older torch gives NaN")
+    s.say("there (2.11, on the H200 image, turned 494 into NaN), as ml_dtypes does: never send a value past 448.")
     try:
         import torch
 

@@ -3,7 +3,7 @@
 import pytest
 
 from learning.checking import catalog
-from learning.checking.runner import check_file
+from learning.checking.runner import GPU_ONLY, check_file
 from learning.checking.status import Status
 
 from .helpers import WRONG_ANSWERS
@@ -176,6 +176,8 @@ def test_wrong_answer_is_caught(module, exercise_name, status, phrases):
     exercise = catalog.BY_NAME[exercise_name]
     timeout = 3 if status == Status.ERROR else None
     result = check_file(exercise, WRONG_ANSWERS / f"{module}.py", seed=1234, timeout=timeout)
+    if GPU_ONLY in result.message:  # a GPU whose Triton interpreter cannot run (numpy >= 2.4): the watch is missing
+        pytest.skip(result.message)
     assert result.status == status, (result.message, result.parts)
     message = _first_problem(result)
     for phrase in phrases:
