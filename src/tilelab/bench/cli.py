@@ -223,45 +223,15 @@ def bench_command(argv: list[str]) -> int:
             print(f"kernel-bench: {problem}", file=sys.stderr)
             return EXIT_USAGE
 
-    from tilelab.bench import console, environment, registry, roofline, schema, sweep
-
-    ops_by_name = registry.all_ops()
-    if args.op == "all":
-        ops = [op for op in ops_by_name.values() if op.available()]
-    elif args.op in ops_by_name:
-        ops = [ops_by_name[args.op]]
-    else:
-        print(f"kernel-bench: unknown op {args.op!r}; known: {', '.join(ops_by_name)}, all", file=sys.stderr)
-        return EXIT_USAGE
-    problem = _resolve_dtypes(args, ops, list(ops_by_name.values()))
-    if problem:
-        print(f"kernel-bench: {problem}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.precision and "float32" not in args.dtype:
-        print("kernel-bench: --precision applies to --dtype float32 only", file=sys.stderr)
-        return EXIT_USAGE
+    from tilelab.bench import console, environment, roofline, schema, sweep
 
     device = torch.device("cuda", args.device) if on_gpu else torch.device("cpu")
     if on_gpu:
         torch.cuda.set_device(device)
-    settings = sweep.SweepSettings(
-        dtypes=args.dtype, precision=args.precision, timing=args.timing, cache=args.cache,
-        warmup=args.warmup, samples=args.samples, seed=args.seed, check_only=args.check_only,
-        compile=args.compile, compile_mode=args.compile_mode, variants=args.variants,
-        graph_calls=args.graph_calls, rounds=args.rounds, device=device,
-    )
-    shapes = [tuple(s) for s in args.shape] if args.shape else None
     try:
-        cases = sweep.plan_cases(ops, args.dtype, shapes, args.seed, small=not on_gpu)
-        for op in ops:  # fail on a misspelt --variants before any work
-            for dtype in args.dtype:
-                if dtype in op.dtypes:
-                    sweep.variants_for(op, dtype, settings)
-    except (ValueError, KeyError) as exc:
-        print(f"kernel-bench: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if not cases:
-        print(f"kernel-bench: no case to run ({args.op} with dtypes {', '.join(args.dtype)})", file=sys.stderr)
+        ops, cases, settings = plan_run(args, device, small=not on_gpu)
+    except UsageError as exc:
+        print(f"kernel-bench: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.ceilings and roofline.load_calibration(args.ceilings) is None:
         print(f"kernel-bench: --ceilings {args.ceilings} is not a readable calibration file "
@@ -363,6 +333,48 @@ def bench_command(argv: list[str]) -> int:
 
 class OutputError(Exception):
     """The result file could not be written; the message says so."""
+
+
+class UsageError(ValueError):
+    """Arguments that parse but ask for something kernel-bench cannot run (exit status 2)."""
+
+
+def plan_run(args, device, small: bool) -> tuple[list, list, object]:
+    """The ops, cases and sweep settings that parsed arguments ask for, found before any work (`small`: the
+    interpreter's small default shapes). Raises UsageError naming the argument that is wrong. Fills in
+    args.dtype when none was given."""
+    from tilelab.bench import registry, sweep
+
+    ops_by_name = registry.all_ops()
+    if args.op == "all":
+        ops = [op for op in ops_by_name.values() if op.available()]
+    elif args.op in ops_by_name:
+        ops = [ops_by_name[args.op]]
+    else:
+        raise UsageError(f"unknown op {args.op!r}; known: {', '.join(ops_by_name)}, all")
+    problem = _resolve_dtypes(args, ops, list(ops_by_name.values()))
+    if problem:
+        raise UsageError(problem)
+    if args.precision and "float32" not in args.dtype:
+        raise UsageError("--precision applies to --dtype float32 only")
+    settings = sweep.SweepSettings(
+        dtypes=args.dtype, precision=args.precision, timing=args.timing, cache=args.cache,
+        warmup=args.warmup, samples=args.samples, seed=args.seed, check_only=args.check_only,
+        compile=args.compile, compile_mode=args.compile_mode, variants=args.variants,
+        graph_calls=args.graph_calls, rounds=args.rounds, device=device,
+    )
+    shapes = [tuple(s) for s in args.shape] if args.shape else None
+    try:
+        cases = sweep.plan_cases(ops, args.dtype, shapes, args.seed, small=small)
+        for op in ops:  # fail on a misspelt --variants before any work
+            for dtype in args.dtype:
+                if dtype in op.dtypes:
+                    sweep.variants_for(op, dtype, settings)
+    except (ValueError, KeyError) as exc:
+        raise UsageError(exc.args[0] if exc.args else str(exc)) from exc
+    if not cases:
+        raise UsageError(f"no case to run ({args.op} with dtypes {', '.join(args.dtype)})")
+    return ops, cases, settings
 
 
 def _ignored_options(args, on_gpu: bool) -> str | None:
