@@ -127,6 +127,11 @@ def prune(candidates: Sequence[Config], m: int, n: int, element_size: int, out_e
     return kept or [min(candidates, key=lambda c: c.block_m * c.block_n)]
 
 
+# The longest side a matmul tile may have. Masked lanes past a matrix's edge still form offsets, up to one tile
+# side past it: the 32- or 64-bit offset choice (`ops.matmul._needs_64bit_offsets`) is made before a config is.
+MAX_TILE_EDGE = 256
+
+
 def is_power_of_two(x: int) -> bool:
     return x > 0 and x & (x - 1) == 0
 
@@ -177,7 +182,7 @@ def shape_bucket(m: int, n: int, k: int, fine: bool = False) -> str:
 
 
 class TuningCache:
-    """Tuned winners: shipped table, then the user's disk cache, then measure."""
+    """Tuned winners: the user's disk cache, then the shipped table, then measure."""
 
     def __init__(self, path: Path | None = None):
         self.path = path or Path(os.environ.get("TILELAB_CACHE_DIR", Path.home() / ".cache" / "tilelab")) / (

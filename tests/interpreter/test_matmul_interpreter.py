@@ -389,6 +389,9 @@ def test_wide_tiles_are_descriptor_candidates_only_where_a_s_rows_are_read_as_st
     (tilelab.Config(64, 64, 8), "descriptor", "config.block_k must be a power of two, at least 16"),
     (tilelab.Config(64, 192, 64), "pointer", r"config.block_n .* on the descriptor path, 3 times one"),
     (tilelab.Config(64, 24, 64), None, "config.block_n must be a power of two"),
+    (tilelab.Config(512, 64, 32), "pointer", "config.block_m must be at most 256"),  # 64-bit offsets assume it
+    (tilelab.Config(64, 64, 512), None, "config.block_k must be at most 256"),
+    (tilelab.Config(64, 384, 64), "descriptor", "config.block_n must be at most 256"),  # wide, but too wide
 ])
 def test_tiles_that_no_kernel_can_take_are_refused(config, path, match, device, rng):
     a = randn((64, 64), torch.float16, device, rng)

@@ -96,8 +96,8 @@ def register_cap(config: Config) -> dict:
     return {"maxnreg": cap} if cap else {}
 
 
-# Tried on the GPU, largest tiles first (pruned by the problem's size). The loads gather one input pixel per
-# row, so they go through registers (cp.async), not TMA: deeper pipelines than the matmul's TMA tiles.
+# Tried on the GPU (pruned by the problem's size). The loads gather one input pixel per row, so they are
+# pointer loads (cp.async), not TMA: deeper pipelines than the matmul's TMA tiles.
 GPU_CANDIDATES: tuple[Config, ...] = (
     Config(128, 128, 64, 8, num_warps=8, num_stages=3),
     Config(128, 128, 32, 8, num_warps=4, num_stages=4),

@@ -110,7 +110,7 @@ def _largest_offset(shape, strides, overshoot: int) -> int:
 
 
 def _needs_64bit_offsets(a3: torch.Tensor, b3: torch.Tensor, m: int, n: int, batch: int) -> bool:
-    overshoot = 256  # the largest tile edge any configuration uses
+    overshoot = tuning.MAX_TILE_EDGE  # the longest tile side any configuration may have (`_check_tile`)
     row = output_row_stride(n, 4)  # the widest output row any path allocates
     return max(
         _largest_offset(a3.shape, a3.stride(), overshoot),
@@ -670,10 +670,13 @@ def _check(a, b, out_dtype, precision, path, config):
 
 
 def _check_tile(config: Config, path: str | None) -> None:
-    """A Triton block has a power of two elements on each side, 16 at least (the tensor cores' smallest); the
-    descriptor path also takes tiles 1.5 powers of two wide (`tuning.is_wide`)."""
+    """A Triton block has a power of two elements on each side, 16 at least (the tensor cores' smallest) and
+    `tuning.MAX_TILE_EDGE` at most; the descriptor path also takes tiles 1.5 powers of two wide (`tuning.is_wide`)."""
     for field in ("block_m", "block_n", "block_k"):
         size = getattr(config, field)
+        if type(size) is int and size > tuning.MAX_TILE_EDGE:
+            raise contracts.ContractError(f"config.{field} must be at most {tuning.MAX_TILE_EDGE} (the offsets of "
+                                          f"masked lanes past an edge are sized for it); got {size}")
         if field == "block_n" and path in (None, "descriptor") and tuning.is_wide(config):
             continue
         if not (type(size) is int and tuning.is_power_of_two(size) and size >= 16):
@@ -875,7 +878,7 @@ class _Address:
 
 
 def bind_descriptor_launch(compiled, grid: tuple[int, int, int], tail_args: tuple, descriptors: tuple):
-    """`bind_launch` for a kernel whose first parameters are host-built descriptors (of A, B and C).
+    """`bind_launch` for a kernel whose first parameters are host-built descriptors (of A, B and C; split-K's: A, B).
 
     The returned function takes (stream, a_address, b_address, c_address, *pointers): one address per
     descriptor, then the pointer parameters that follow them (fp8's scales), then `tail_args` are fixed.
@@ -1213,7 +1216,7 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
     Paths an operand layout cannot take are skipped. Each shape is tuned in its own half-octave bucket, where
     a call would take the power-of-two bucket's winner (`_fallback_key`).
 
-    Returns one `describe_plan` record per tuned (shape, dtype, path).
+    Returns one record per tuned (shape, dtype, path): its b_layout, and `describe_plan`'s path and config.
     """
     contracts.require_choice(b_layout, "b_layout", ("kn", "nk"))
     shapes = contracts.as_shapes(shapes, "shapes", (3, 4))
@@ -1351,7 +1354,7 @@ _TRITON_TYPE = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "f
 def inspection_source(path: str = "descriptor", dtype: torch.dtype = torch.float16,
                       precision: str | None = None, config: str | Config | None = None, *, b_k_major: bool = False,
                       row_classes: int = 1, bias: bool = False, activation: str | None = None):
-    """(kernel, signature, constexprs) for `triton.compiler.ASTSource`, as a real launch would specialize it.
+    """(kernel, signature, constexprs, config) for `triton.compiler.ASTSource`, as a real launch would specialize it.
 
     Row-major contiguous operands of a large aligned problem: unit strides
     become constants and pointers/strides are known 16-divisible, exactly

@@ -487,7 +487,7 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     host_descriptors (persistent, splitk_descriptor): descriptors as kernel parameters;
     None: as the library launches one GEMM (`persistent_host_descriptors`; split-K
     through TMA always builds A's and B's on the host). The fp8 kernel always takes them.
-    batched (persistent, host-built descriptors): the 3-D descriptors of a batch with
+    batched (persistent, splitk_descriptor; host-built descriptors): the 3-D descriptors of a batch with
     an A and a B per entry.
     row_classes > 1 (persistent, host-built descriptors, A stored [M, K]): A's rows read
     in that many classes (`tilelab.ops.matmul.row_classes`); A and C described by class.

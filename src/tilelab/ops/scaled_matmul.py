@@ -159,7 +159,7 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
     BLOCK_K products; True keeps one reduced-precision accumulator for all
     of K (faster, less accurate for long K). See `kernels/matmul_fp8.py`.
 
-    The result is [M, N]; its rows may be padded to 16 bytes (a view of a
+    The result is [M, N]; its rows may be padded (`output_row_stride`: a view of a
     wider buffer), as TMA stores need. `config=None` takes a tuned winner if
     one is known for the problem, else a fitting candidate chosen without
     timing (`choose_config`); nothing is timed here (`pretune_scaled` does).
@@ -194,7 +194,7 @@ class _Replay:
 
     launch: object  # bind_descriptor_launch(...) of scaled_matmul_kernel
     device_index: int
-    storage_shape: tuple[int, int]  # [M, N rounded up to 16 bytes]
+    storage_shape: tuple[int, int]  # [M, N padded by `output_row_stride`]
     n: int
     out_dtype: torch.dtype
 
