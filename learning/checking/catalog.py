@@ -88,6 +88,8 @@ EXERCISES = [
              "multiplication", ("division_magic", "depthwise_kernel", "launch_depthwise")),
     Exercise("occupancy", "I10", "python", "how many programs one SM holds at once, and the register cap that "
              "fits one more", ("registers_allocated", "programs_per_sm", "register_cap_for")),
+    Exercise("triton_descriptors", "I11", "triton", "tiles by descriptor: TMA's rules, zeros past the edges "
+             "instead of masks", ("descriptor_fits", "matmul_descriptor_kernel", "launch_descriptor_matmul")),
 ]
 
 BY_NAME = {exercise.name: exercise for exercise in EXERCISES}

@@ -189,6 +189,20 @@ HINTS = {
         " persistent_matmul_kernel[(programs,)](a, b, out, M, N, K, the six strides, BLOCK_M=block_m,"
         " BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m); make out with torch.empty when it is None; return it.",
     ],
+    "triton_descriptors": [
+        "descriptor_fits: four tests, all of them: t.dim() == 2, t.stride(1) == 1, t.data_ptr() % 16 == 0 and"
+        " (t.stride(0) * t.element_size()) % 16 == 0. fp16 rows of 45 values are 90 bytes: no; of 48, 96: yes.",
+        "The kernel: off_m = tl.program_id(0) * BLOCK_M and off_n = tl.program_id(1) * BLOCK_N, in elements. acc ="
+        " tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32) before the loop; for k in range(0, K, BLOCK_K):"
+        " acc = tl.dot(a_desc.load([off_m, k]), b_desc.load([k, off_n]), acc).",
+        "No masks anywhere: past the descriptor's shape a load returns zeros, which add nothing to the dot"
+        " product. One c_desc.store([off_m, off_n], acc) at the end; TMA drops what falls past C's shape.",
+        "launch_descriptor_matmul: for each of (\"a\", a), (\"b\", b), (\"c\", c), raise"
+        " ValueError(f\"{name} ...\") when descriptor_fits says no, before building anything.",
+        "Then TensorDescriptor(a, list(a.shape), list(a.stride()), [block_m, block_k]), b's with [block_k, block_n],"
+        " c's with [block_m, block_n]; grid (triton.cdiv(M, block_m), triton.cdiv(N, block_n)); pass the three"
+        " descriptors, M, N, K and the block sizes as BLOCK_M=..., and return c.",
+    ],
     "triton_depthwise": [
         "division_magic: ceil(log2(d)) in integers is (d - 1).bit_length() (0 for d = 1, 6 for d = 56); shift = 31"
         " + that, magic = (1 << shift) // d + 1. Check it in Python: (123456 * magic) >> shift == 123456 // 56.",

@@ -266,3 +266,24 @@ def test_occupancy_reference_is_the_library_s():
                 assert ref.programs_per_sm(cap, warps) >= min(programs, 64 // warps)
             if cap < 248:
                 assert ref.SM_REGISTERS // ((cap + 8) * 32 * warps) < programs
+
+
+def test_exercise_23_fits_what_the_library_reads_by_descriptor():
+    """Exercise 23's descriptor_fits is the library's TMA test (`operand_layout(...).tma_ok`) on row-major 2-D
+    operands of more than one row: the rows, starts and strides the exercise's checker uses, and more. The library
+    also reads a column-major operand as its transpose and pads one row's unused stride; the exercise does not."""
+    import torch
+
+    from learning.checks import triton_descriptors as checks
+    from learning.solutions import triton_descriptors as solution
+    from tilelab.alignment import TMA_ALIGN
+    from tilelab.ops.matmul import operand_layout
+
+    assert solution.TMA_ALIGN == checks.TMA_ALIGN == TMA_ALIGN
+    for dtype in (torch.float16, torch.float32):
+        for rows in (2, 7, 40):
+            for cols in range(1, 70):
+                for start in (0, 1, 8):
+                    t = torch.zeros(rows, cols + start + 8, dtype=dtype)[:, start:start + cols]
+                    library = operand_layout(t.unsqueeze(0)).tma_ok
+                    assert solution.descriptor_fits(t) == library, (dtype, rows, cols, start, t.stride())

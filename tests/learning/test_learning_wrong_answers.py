@@ -162,6 +162,19 @@ CASES = [
     ("triton_depthwise_no_channel_mask", "triton_depthwise", Status.FAIL,
      ["stray store", "at y[0,7,0,0], channel 7 of a 7-channel output", "channel lane 7 of its last channel tile",
       "masked with channels < C"]),
+    ("triton_descriptors_rounded_shape", "triton_descriptors", Status.FAIL,
+     ["a_desc has shape [16, 16] (rounded up to whole tiles), but a is 1x1", "give the descriptor a's own shape",
+      "Past it a load returns zeros"]),
+    ("triton_descriptors_tile_coordinates", "triton_descriptors", Status.FAIL,
+     ["pid_m * BLOCK_M", "pid_n * BLOCK_N"]),
+    ("triton_descriptors_acc_reset", "triton_descriptors", Status.FAIL,
+     ["C holds the last K step's product only", "accumulator made inside the K loop"]),
+    ("triton_descriptors_fits_ignores_start", "triton_descriptors", Status.FAIL,
+     ["starting 2 bytes past a 16-byte boundary", "returned True, but TMA cannot read it",
+      "the start must be a multiple of 16 bytes too"]),
+    ("triton_descriptors_no_refusal", "triton_descriptors", Status.FAIL,
+     ["a is torch.float16 (37, 45) with strides (45, 1), which TMA cannot read", "TensorDescriptor's own assert",
+      "raise a ValueError that names a"]),
 ]
 
 
