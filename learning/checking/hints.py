@@ -202,6 +202,8 @@ HINTS = {
         "Then TensorDescriptor(a, list(a.shape), list(a.stride()), [block_m, block_k]), b's with [block_k, block_n],"
         " c's with [block_m, block_n]; grid (triton.cdiv(M, block_m), triton.cdiv(N, block_n)); pass the three"
         " descriptors, M, N, K and the block sizes as BLOCK_M=..., and return c.",
+        "On a GPU, \"an illegal instruction was encountered\" from this kernel is usually a TMA copy that starts"
+        " part-way into 16 bytes of a row: descriptor coordinates are elements, [pid_m * BLOCK_M, k].",
     ],
     "triton_depthwise": [
         "division_magic: ceil(log2(d)) in integers is (d - 1).bit_length() (0 for d = 1, 6 for d = 56); shift = 31"

@@ -4,7 +4,8 @@
 spy in for `matmul_descriptor_kernel` (the launcher looks the kernel up in its module when it runs): before the
 kernel runs, it checks the grid and each descriptor's base, shape, strides and block shape. The operands sit in
 NaN-filled buffers whose rows are padded onto 16 bytes, so a descriptor that claims more than the tensor's own
-shape reads NaN; C is a guarded view, so a store past C's shape shows. Then C is compared with the product.
+shape reads NaN; C is a guarded view, so a store past C's shape shows, except in the rest of each row's last 16
+bytes, which the H200's TMA writes too (`_tma_scratch`). Then C is compared with the product.
 The last part hands the launcher operands TMA cannot read, and wants a ValueError naming each.
 """
 
@@ -76,6 +77,13 @@ def _guarded_c(m: int, n: int, blocks: tuple[int, int, int]) -> GuardedOutput:
 class Launch:
     grid: tuple[int, ...]
     args: dict
+
+
+def _tma_scratch(place: tuple[int, int], m: int, n: int) -> bool:
+    """Whether C[row, col] lies in the rest of a row's last 16 bytes, past C's N columns. The H200's TMA stores
+    whole 16-byte units and writes there (results/h200-padding-probe.log); Triton's interpreter does not."""
+    row, col = place
+    return 0 <= row < m and n <= col < ref.cdiv(n * 4, TMA_ALIGN) * TMA_ALIGN // 4
 
 
 class DescriptorSpy(ts.OneLaunchSpy):
@@ -183,7 +191,7 @@ def check_launch_descriptor_matmul(module, trial) -> None:
             ts.the_launch(spy, "launch_descriptor_matmul", "matmul_descriptor_kernel")
             if not (isinstance(result, torch.Tensor) and result.data_ptr() == c.view.data_ptr()):
                 raise CheckFailure(f"launch_descriptor_matmul returned {type(result).__name__}, not c: return c")
-            strays = c.stray_stores()
+            strays = [(place, value) for place, value in c.stray_stores(limit=1000) if not _tma_scratch(place, m, n)]
             if strays:
                 (row, col), value = strays[0]
                 raise CheckFailure(f"stray store of {fmt_value(value)} at C[{row},{col}], outside the {m}x{n} "

@@ -139,3 +139,14 @@ def test_the_persistent_check_sees_which_tiles_each_program_wrote():
     assert launch.wrote == {pid: p.own(pid) for pid in range(5)}
     torch.testing.assert_close(c, a.double().matmul(b.double()).float(), rtol=1e-3, atol=1e-2)
     assert "set_grid_idx" not in vars(interpreter.interpreter_builder)  # the interpreter's own method again
+
+
+def test_exercise_23_leaves_tma_s_row_padding_alone():
+    """The H200's TMA stores whole 16-byte units (results/h200-padding-probe.log; a 1x1 float32 C got C[0,1]
+    written in call XXXXXXXXX): the rest of each row's last 16 bytes is not a stray store, anything further is."""
+    from learning.checks.triton_descriptors import _tma_scratch
+
+    assert [_tma_scratch((0, col), 1, 1) for col in range(6)] == [False, True, True, True, False, False]
+    assert not _tma_scratch((1, 1), 1, 1) and not _tma_scratch((-1, 1), 1, 1)  # rows past C are guard
+    assert not any(_tma_scratch((3, col), 7, 8) for col in range(8, 12))  # rows already end on 16 bytes
+    assert [_tma_scratch((6, col), 7, 29) for col in range(28, 34)] == [False, True, True, True, False, False]

@@ -184,10 +184,23 @@ def _first_problem(result) -> str:
     return next(p["message"] for p in result.parts if p["status"] != Status.PASS.value)
 
 
+# Mistakes that stop the kernel on a GPU, where Triton's interpreter lets the checker name them (call XXXXXXXXX):
+# a TMA copy that starts part-way into 16 bytes is an assert on the interpreter and an illegal instruction on an H200.
+ON_A_GPU = {"triton_descriptors_tile_coordinates": (Status.ERROR, ["an illegal instruction was encountered"])}
+
+
+def _on_a_gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
 @pytest.mark.parametrize(("module", "exercise_name", "status", "phrases"), CASES, ids=[c[0] for c in CASES])
 def test_wrong_answer_is_caught(module, exercise_name, status, phrases):
     exercise = catalog.BY_NAME[exercise_name]
-    timeout = 3 if status == Status.ERROR else None
+    timeout = 3 if status == Status.ERROR else None  # the ERROR cases hang: no need to wait 120 s
+    if module in ON_A_GPU and _on_a_gpu():
+        status, phrases = ON_A_GPU[module]
     result = check_file(exercise, WRONG_ANSWERS / f"{module}.py", seed=1234, timeout=timeout)
     if GPU_ONLY in result.message:  # a GPU whose Triton interpreter cannot run (numpy >= 2.4): the watch is missing
         pytest.skip(result.message)

@@ -25,7 +25,7 @@ def matmul_descriptor_kernel(a_desc, b_desc, c_desc, M, N, K,
         a = a_desc.load([off_m, k])  # past the descriptor's shape the tile holds zeros: no mask
         b = b_desc.load([k, off_n])
         acc = tl.dot(a, b, acc)
-    c_desc.store([off_m, off_n], acc)  # the part of the tile past C's shape is not written
+    c_desc.store([off_m, off_n], acc)  # past C's shape nothing is written but the rest of a row's last 16 bytes
 
 
 def launch_descriptor_matmul(a, b, c, block_m=32, block_n=32, block_k=32):
