@@ -63,7 +63,7 @@ def _backward(ctx, grad):
     grad_a = grad_b = None
     options = dict(ctx.options)
     if options["path"] in ("registers", "pingpong"):
-        options["path"] = None  # they take row-major A only, and the gradients multiply by transposes
+        options["path"] = None  # registers wants row-major A and B, pingpong row-major A: b.mT, a.mT are not
     if ctx.needs_input_grad[0]:
         grad_a = matmul_op.matmul(g, b2.mT, **options).sum_to_size(a2.shape).reshape(a.shape)
     if ctx.needs_input_grad[1]:
