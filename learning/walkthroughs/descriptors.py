@@ -69,5 +69,6 @@ def build() -> Script:
     s.say("descriptor-path call took 2.4x torch.mm's CPU time with descriptors rebuilt and expanded by Triton")
     s.say("(45.9 against 19.4 us), and 1.05x through TensorMapCache (13.3 against 12.7 us).")
     s.say("\nSee it without a GPU: tests/unit/test_hopper_compile.py compiles the persistent kernel both ways;")
-    s.say("only the in-kernel version contains tensormap.replace instructions.")
+    s.say("only the in-kernel version contains tensormap.replace instructions. Write a matmul on host-built")
+    s.say("descriptors yourself in workshop I11 (python -m learning.check triton_descriptors).")
     return s
