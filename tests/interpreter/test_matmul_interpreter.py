@@ -2,9 +2,13 @@
 
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 import tilelab
+from learning.solutions.grouping import grouped_tile as course_order
 from tests.helpers import assert_matches_reference, at_address, interpreter_plan_only, randn
+from tilelab.kernels.matmul import grouped_tile
 from tilelab.ops import matmul as matmul_op
 
 pytestmark = pytest.mark.usefixtures("poisoned_outputs")
@@ -45,6 +49,31 @@ def test_group_order_visits_every_tile_once(group_m, device, rng):
     b = randn((24, 4 * 16), torch.float32, device, rng)
     cfg = tilelab.Config(16, 16, 16, group_m=group_m, num_stages=1)
     assert_matches_reference(tilelab.matmul(a, b, config=cfg, path="pointer"), a, b, label=f"GROUP_M={group_m}")
+
+
+@triton.jit
+def _record_tile_order(out_ptr, M, N, BLOCK: tl.constexpr, GROUP_M: tl.constexpr):
+    tile = tl.program_id(0)
+    pid_m, pid_n = grouped_tile(tile, M, N, BLOCK, BLOCK, GROUP_M)
+    tl.store(out_ptr + 2 * tile, pid_m)
+    tl.store(out_ptr + 2 * tile + 1, pid_n)
+
+
+def test_grouped_tile_walks_down_a_group_then_right(device):
+    """The order itself, which C's values cannot show (a row-major order gives the same C, only less L2 reuse):
+    the course's grouped_tile (learning/solutions/grouping.py) on 5x3 tiles in groups of 2 rows, the last short."""
+    out = torch.full((15, 2), -1, dtype=torch.int32, device=device)
+    _record_tile_order[(15,)](out, 5 * 16, 3 * 16, BLOCK=16, GROUP_M=2)
+    got = [tuple(pair) for pair in out.cpu().tolist()]
+    assert got[:7] == [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2), (2, 0)]
+    assert got == [course_order(tile, 5, 3, 2) for tile in range(15)]
+
+
+@pytest.mark.parametrize("precision", ["ieee", "tf32x3", "tf32"])
+def test_describe_plan_keeps_the_precision_asked_for(precision, device, rng):
+    """The interpreter's dot ignores input precision, so only the plan shows it was passed on."""
+    a = randn((64, 48), torch.float32, device, rng)
+    assert matmul_op.describe_plan(a, a.T.contiguous(), precision=precision)["input_precision"] == precision
 
 
 @pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk"])

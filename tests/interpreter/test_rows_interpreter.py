@@ -78,6 +78,20 @@ def test_aligned_and_unaligned_row_strides(row_stride, device, rng):
     assert_close(tilelab.rmsnorm(x), rmsnorm_reference(x), torch.float16, f"rmsnorm, stride {row_stride}")
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # the interpreter's 0 / 0, and -inf - -inf
+def test_softmax_two_passes_with_minus_infinity(device, rng, small_blocks):
+    """-inf where a lane has seen nothing larger (a masked attention logit): the online sum must add 0, not
+    exp(-inf - -inf) = NaN. Rows: -inf first; a whole later block of -inf; the first block all -inf; all -inf."""
+    x = scaled((4, 40), torch.float32, device, rng)
+    x[0, 0] = -float("inf")
+    x[1, 16:32] = -float("inf")
+    x[2, :17] = -float("inf")
+    x[3] = -float("inf")
+    y, want = tilelab.softmax(x).cpu(), torch.softmax(x.cpu().double(), -1)
+    assert not torch.isnan(y[:3]).any() and torch.isnan(y[3]).all() and torch.isnan(want[3]).all()
+    assert relative_error(y[:3], want[:3]) < 1e-6
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered in divide")  # the interpreter's 0 / 0
 def test_an_all_minus_infinity_row_is_nan_as_in_torch(device):
     x = torch.tensor([[1.0, 2.0], [-float("inf"), -float("inf")], [0.0, -float("inf")]], device=device)
@@ -116,6 +130,13 @@ def test_residual_rmsnorm(cols, two_passes, device, rng, monkeypatch):
     y, h = tilelab.rmsnorm(x, weight, residual=residual)
     assert_close(h, x.double().cpu() + residual.double().cpu(), torch.float16, "the sum")
     assert_close(y, rmsnorm_reference(x, weight, residual=residual), torch.float16, "the norm")
+
+
+def test_rmsnorm_two_passes_zero_rows_and_a_large_eps(device, rng, small_blocks):
+    zeros = torch.zeros(2, 40, device=device)  # eps keeps the root finite in the two-pass path too
+    assert torch.equal(tilelab.rmsnorm(zeros).cpu(), torch.zeros(2, 40))
+    x = randn((3, 40), torch.float32, device, rng)
+    assert_close(tilelab.rmsnorm(x, eps=0.1), rmsnorm_reference(x, eps=0.1), torch.float32, "eps 0.1, two passes")
 
 
 def test_rmsnorm_strided_rows_and_zero_rows(device, rng):

@@ -722,3 +722,10 @@ def test_24_output_channels_store_in_vectors_and_keep_registers_once_hinted(hint
     assert hinted["scalar stores"] == 0 and unhinted["scalar stores"] > 0
     if hinted["registers"] is not None:  # ptxas ships inside Triton's wheel
         assert hinted["registers"] < 0.8 * unhinted["registers"], (hinted["registers"], unhinted["registers"])
+
+
+def test_conv_keeps_the_float32_precision_asked_for():
+    """The interpreter's dot ignores input precision, so the tuning key is where a lost precision shows."""
+    x32, x16 = torch.zeros(1, 8, 8, 8), torch.zeros(1, 8, 8, 8, dtype=torch.float16)
+    assert [conv_op._input_precision(x32, p) for p in ("ieee", "tf32x3", None)] == ["ieee", "tf32x3", "tf32"]
+    assert conv_op._input_precision(x16, "ieee") == "tf32"  # 16-bit inputs have one precision

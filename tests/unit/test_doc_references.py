@@ -37,8 +37,10 @@ def _path_of(reference: str) -> str:
     return re.sub(r":L?\d+(-L?\d+)?$", "", reference)  # a cited line or range
 
 
+# Files the tools write on a user's machine, ignored by git: a fresh checkout does not have them yet.
+WRITTEN_WHEN_USED = {"learning/.progress.json"}
 PATHS = [(where, _path_of(ref)) for where, ref in _references(PATH_IN_BACKTICKS)
-         if "/local/" not in ref and "$" not in ref]
+         if "/local/" not in ref and "$" not in ref and _path_of(ref) not in WRITTEN_WHEN_USED]
 RUNS = _references(RECORDED_RUN, prefix="results/")
 
 

@@ -73,9 +73,9 @@ def softmax_kernel(x_ptr, y_ptr, n_rows, n_cols, stride_x_row, stride_x_col, str
             cols, in_row = column_block(start, n_cols, BLOCK)
             x = tl.load(x_rows + cols[None, :] * stride_x_col, mask=in_row, other=-float("inf")).to(tl.float32)
             new_max = tl.maximum(running_max, x)
-            # A lane that has seen only -inf keeps a sum of 0 (exp(-inf - -inf) would be NaN).
+            # A lane that has seen only -inf, its own x included, keeps a sum of 0 (exp(-inf - -inf) would be NaN).
             rescale = tl.where(new_max == -float("inf"), 0.0, tl.exp(running_max - new_max))
-            running_sum = running_sum * rescale + tl.where(in_row, tl.exp(x - new_max), 0.0)
+            running_sum = running_sum * rescale + tl.where(new_max == -float("inf"), 0.0, tl.exp(x - new_max))
             running_max = new_max
         peak = row_max(running_max)
         lane_share = tl.where(running_max == -float("inf"), 0.0, tl.exp(running_max - peak))
