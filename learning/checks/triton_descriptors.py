@@ -11,6 +11,7 @@ The last part hands the launcher operands TMA cannot read, and wants a ValueErro
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import torch
@@ -214,10 +215,10 @@ def check_launch_descriptor_matmul(module, trial) -> None:
 
 def _unfit_cases(trial, device):
     """(label, the operand TMA cannot read, a, b, c): each case breaks one rule, for that operand only."""
-    gen = torch.Generator().manual_seed(trial.seed)
+    gen = ts.generator(trial)
 
     def values(rows, cols):
-        return torch.randn(rows, cols, generator=gen).to(torch.float16).to(device)
+        return ts.randn(trial, rows, cols, gen=gen, dtype=torch.float16)
 
     def out(rows, cols, row_stride=None):
         return torch.zeros(rows, row_stride or cols, dtype=torch.float32, device=device)[:, :cols]
@@ -239,8 +240,7 @@ def check_unfit_operands(module, trial) -> None:
                 with ts.standing_in(module, "matmul_descriptor_kernel", spy):
                     ts.call_kernel(module.launch_descriptor_matmul, a, b, c, 16, 16, 16)
             except ValueError as error:
-                words = str(error).replace("(", " ").replace(")", " ").replace(":", " ").replace(",", " ").split()
-                if name not in words:
+                if name not in re.split(r"[\s(),:]+", str(error)):
                     raise CheckFailure(f"the ValueError for {label} does not name the operand: say {name!r} in it "
                                        f"(it said: {str(error)[:200]!r})") from None
             except AssertionError as error:

@@ -3,11 +3,10 @@
 it cites; a renamed or deleted file should fail here, not in a reader's hands."""
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-MARKDOWN = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "learning").rglob("*.md")),
-            ROOT / "results" / "README.md", ROOT / "scripts" / "README.md"]
+from tests.documented_commands import ROOT, markdown_files
+
+MARKDOWN = [*markdown_files(), ROOT / "results" / "README.md", ROOT / "scripts" / "README.md"]
 TOP_DIRS = "src|docs|scripts|results|tests|learning"
 PATH_IN_BACKTICKS = re.compile(rf"`((?:{TOP_DIRS})/[^`\s]*)`")
 RECORDED_RUN = re.compile(r"(?<![\w/])(h200-[\w.*<>{}\-]+\.(?:json|log|md|png|txt))")
