@@ -26,6 +26,7 @@ class Result:
     parts: list[dict] = field(default_factory=list)
     output: str = ""  # what the learner's code (and --verbose) printed
     seconds: float = 0.0
+    launches: list[str] = field(default_factory=list)  # the learner's kernels as launched on the interpreter
 
 
 def triton_missing() -> str | None:
@@ -73,6 +74,8 @@ def check_file(exercise: Exercise, path: Path, seed: int, timeout: float | None 
     if not path.exists():
         return Result(exercise, Status.ERROR, seed, path, f"{path} does not exist")
     result, ran_on = _run_worker(exercise, path, seed, timeout, verbose)
+    if ran_on == "interpreter" and result.launches:
+        result = with_the_compile(result, compile_for_gpu(path, result.launches, timeout))
     if exercise.watches_programs and ran_on == "gpu" and result.status in (Status.PASS, Status.FAIL):
         watched, _ = _run_worker(exercise, path, seed, timeout, verbose, {"TRITON_INTERPRET": "1"})
         result = with_the_watch(result, watched)
@@ -104,6 +107,45 @@ def with_the_watch(gpu: Result, watched: Result) -> Result:
              for p in gpu.parts]
     return replace(gpu, status=most_urgent(Status(p["status"]) for p in parts), parts=parts, output=output,
                    seconds=seconds)
+
+
+def with_the_compile(result: Result, part: dict) -> Result:
+    """The interpreter's result with one more part: whether its launches compile for a GPU. Where this machine
+    cannot compile at all, the part is shown and the status stays the interpreter's."""
+    parts = [*result.parts, part]
+    if part["status"] == Status.UNAVAILABLE.value:
+        return replace(result, parts=parts)
+    return replace(result, parts=parts, status=most_urgent(Status(p["status"]) for p in parts))
+
+
+def compile_for_gpu(path: Path, launches: list[str], timeout: float) -> dict:
+    """Compile the kernels as the interpreter launched them, for sm_90, in a child process started without
+    TRITON_INTERPRET (learning/checking/gpu_compile.py); the result is one part of the check."""
+    from .gpu_compile import PART_NAME, as_part
+
+    with tempfile.TemporaryDirectory(prefix="tilelab-compile-") as scratch:
+        launches_file, result_file = Path(scratch) / "launches.json", Path(scratch) / "compiled.json"
+        launches_file.write_text(json.dumps(launches))
+        command = [sys.executable, *_interpreter_flags(), "-m", "learning.checking.gpu_compile",
+                   str(path.resolve()), str(launches_file), str(result_file)]
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+        try:
+            finished = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, timeout=timeout,
+                                      stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return {"name": PART_NAME, "status": Status.ERROR.value, "cases": 0,
+                    "message": f"compiling the kernels took longer than {timeout:g} s"}
+        if not result_file.exists():
+            last = (_text(finished.stderr).strip().splitlines() or ["no output"])[-1][:300]
+            return {"name": PART_NAME, "status": Status.ERROR.value, "cases": 0,
+                    "message": f"the compile process stopped without a result (exit status "
+                               f"{finished.returncode}: {last})"}
+        answer = json.loads(result_file.read_text())
+    if "unavailable" in answer:
+        return {"name": PART_NAME, "status": Status.UNAVAILABLE.value, "cases": 0,
+                "message": f"this machine cannot compile for a GPU ({answer['unavailable']})"}
+    return as_part(answer["compiled"])
 
 
 def _run_worker(exercise: Exercise, path: Path, seed: int, timeout: float, verbose: bool,
@@ -141,5 +183,5 @@ def _run_worker(exercise: Exercise, path: Path, seed: int, timeout: float, verbo
             return Result(exercise, Status.ERROR, seed, path, message, output=output, seconds=seconds), ""
         data = json.loads(result_file.read_text())
     result = Result(exercise, Status(data["status"]), seed, path, data.get("message", ""), data.get("parts", []),
-                    output, seconds)
+                    output, seconds, data.get("launches", []))
     return result, data.get("ran_on", "")

@@ -76,6 +76,23 @@ def load_learner_module(exercise: catalog.Exercise, path: Path):
     return module
 
 
+def _crash_message(error: BaseException, learner_file: Path, verbose: bool) -> str:
+    """What went wrong and where: the deepest line of the learner's file the traceback passes through, or, for a
+    kernel the GPU compiler refused (a CompilationError), the kernel's own line that it refused."""
+    if type(error).__module__.startswith("triton.compiler"):
+        from .gpu_compile import explain_compilation_error
+
+        if hasattr(error, "error_message"):
+            return f"the kernel does not compile for this GPU: {explain_compilation_error(error, learner_file)}"
+    where = _where_in_learner_code(error, learner_file)
+    if not where:
+        where = " (raised outside your file; traceback below)"
+        if verbose:
+            traceback.print_exc()
+    first_line = (str(error).strip().splitlines() or [""])[0][:300]
+    return f"{type(error).__name__}: {first_line}{where}"
+
+
 def run_parts(exercise, module, learner_file: Path, seed: int, verbose: bool, log_event) -> list[dict]:
     checks = importlib.import_module(exercise.check_module)
     results = []
@@ -100,14 +117,8 @@ def run_parts(exercise, module, learner_file: Path, seed: int, verbose: bool, lo
                             "message": str(failure)})
         except Exception as error:  # the learner's code crashed
             case = f"[{trial.current_case}] " if trial.current_case else ""
-            where = _where_in_learner_code(error, learner_file)
-            if not where:
-                where = " (raised outside your file; traceback below)"
-                if verbose:
-                    traceback.print_exc()
-            first_line = (str(error).strip().splitlines() or [""])[0][:300]
             results.append({"name": part.name, "status": Status.ERROR.value, "cases": trial.cases_run,
-                            "message": f"{case}{type(error).__name__}: {first_line}{where}",
+                            "message": case + _crash_message(error, learner_file, verbose),
                             "traceback": traceback.format_exc(limit=-8)})
         else:
             results.append({"name": part.name, "status": Status.PASS.value, "cases": trial.cases_run,
@@ -126,9 +137,9 @@ def main(argv: list[str]) -> int:
         with open(events_path, "a") as events:
             events.write(json.dumps(event) + "\n")
 
-    def finish(status: Status, message: str = "", parts=()) -> int:
-        Path(result_path).write_text(json.dumps({"status": status.value, "message": message,
-                                                 "parts": list(parts), "ran_on": _ran_on(exercise)}))
+    def finish(status: Status, message: str = "", parts=(), launches=()) -> int:
+        Path(result_path).write_text(json.dumps({"status": status.value, "message": message, "parts": list(parts),
+                                                 "ran_on": _ran_on(exercise), "launches": list(launches)}))
         return 0
 
     if exercise.kind == "triton":
@@ -149,8 +160,15 @@ def main(argv: list[str]) -> int:
             where, detail = f" ({_relative(learner_file)}, line {error.lineno})", error.msg
         return finish(Status.ERROR, f"importing {_relative(learner_file)} failed: "
                                     f"{type(error).__name__}: {detail}{where}")
-    parts = run_parts(exercise, module, learner_file, seed, verbose, log_event)
-    return finish(most_urgent(Status(p["status"]) for p in parts), "", parts)
+    if _ran_on(exercise) == "interpreter":  # record the launches, for the runner to compile for a real GPU
+        from .gpu_compile import recording
+
+        with recording(learner_file) as launches:
+            parts = run_parts(exercise, module, learner_file, seed, verbose, log_event)
+    else:
+        launches = []
+        parts = run_parts(exercise, module, learner_file, seed, verbose, log_event)
+    return finish(most_urgent(Status(p["status"]) for p in parts), "", parts, launches)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The accumulator is made inside the K loop, so C keeps the last step only."""
+"""The accumulator is made again inside the K loop, so C keeps the last step only."""
 
 import torch
 import triton
@@ -20,8 +20,9 @@ def matmul_descriptor_kernel(a_desc, b_desc, c_desc, M, N, K,
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     off_m = tl.program_id(0) * BLOCK_M  # a descriptor is addressed in elements, not in tiles
     off_n = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_K):
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)  # the bug: a fresh accumulator every step
         a = a_desc.load([off_m, k])  # past the descriptor's shape the tile holds zeros: no mask
         b = b_desc.load([k, off_n])
         acc = tl.dot(a, b, acc)
