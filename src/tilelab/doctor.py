@@ -3,7 +3,9 @@
 Reports Python, torch, triton and numpy versions, CUDA and the GPU, and
 whether Triton kernels really run: a tiny add and a tiny dot are executed in
 a fresh process on the interpreter (TRITON_INTERPRET=1, CPU) and, when there
-is a GPU, compiled and run on it.
+is a GPU, compiled and run on it. The same two kernels are also compiled for
+Hopper (sm_90) without running them, as kernel-inspect and the course's
+checker do on a machine without a GPU.
 """
 
 import argparse
@@ -59,6 +61,18 @@ def dot(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
 
 
 device = sys.argv[1]
+if device == "sm_90":  # compile for Hopper without running: kernel-inspect and the course's checker need this
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    hopper = GPUTarget("cuda", 90, 32)
+    triton.compile(ASTSource(add, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+                                   "BLOCK": "constexpr"}, {(4,): 64}), target=hopper)
+    compiled = triton.compile(ASTSource(dot, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32",
+                                              "N": "constexpr"}, {(3,): 16}), target=hopper)
+    assert "mma" in compiled.asm["ptx"], "the dot's PTX has no tensor-core instruction"
+    print("probe ok")
+    sys.exit(0)
 x = torch.arange(100, dtype=torch.float32, device=device)
 y = torch.full((100,), 0.5, device=device)
 out = torch.empty_like(x)
@@ -194,6 +208,11 @@ def diagnose(run_probes: bool = True) -> dict:
             report["problems"].append(f"no GPU, and Triton's interpreter failed: {detail}")
         if report["cuda_available"] and not report["probes"]["interpreter"]["ok"]:
             report["warnings"].append(f"Triton's interpreter does not work here (fine for GPU runs): {detail}")
+        worked, detail = run_probe("sm_90", interpret=False)
+        report["probes"]["sm_90 compile"] = {"ok": worked, "detail": detail}
+        if not worked:
+            report["warnings"].append("compiling for sm_90 without a GPU fails here, which kernel-inspect and the "
+                                      f"course's compile check need (kernels still run): {detail}")
     return report
 
 

@@ -54,9 +54,27 @@ def test_doctor_runs_the_real_probe_here():
     report = json.loads(done.stdout)
     assert done.returncode == report["exit_code"] == 0, report
     assert report["probes"]["interpreter"]["ok"], report["probes"]
+    assert report["probes"]["sm_90 compile"]["ok"], report["probes"]
     assert report["versions"]["torch"] and report["versions"]["triton"]
     if not report["cuda_available"]:
         assert any("CPU-only" in w for w in report["warnings"]) or report["torch_cuda"]
+
+
+def test_a_machine_that_cannot_compile_for_sm_90_is_warned_about_but_can_run_kernels(monkeypatch):
+    def probe(device, interpret, timeout=300):
+        return (False, "PTXASError: ptxas not found") if device == "sm_90" else (True, "probe ok")
+
+    monkeypatch.setattr(doctor, "run_probe", probe)
+    report = doctor.diagnose(run_probes=True)
+    assert report["probes"]["sm_90 compile"] == {"ok": False, "detail": "PTXASError: ptxas not found"}
+    assert any("compiling for sm_90" in w and "kernel-inspect" in w and "ptxas not found" in w
+               for w in report["warnings"])
+    assert doctor.exit_code(report, strict=False) == doctor.EXIT_OK
+
+
+def test_the_sm_90_probe_compiles_without_a_gpu():
+    worked, detail = doctor.run_probe("sm_90", interpret=False)
+    assert worked, detail
 
 
 def test_help_documents_exit_codes():
