@@ -42,7 +42,10 @@ def name_index(name: str, index: tuple[int, ...]) -> str:
 
 
 def fail_at(name: str, index, got: float, want: float, why: str = "") -> None:
-    message = f"{name_index(name, index)} is {fmt_value(got)}, expected {fmt_value(want)}"
+    shown_got, shown_want = fmt_value(got), fmt_value(want)
+    if shown_got == shown_want:  # close, but outside the tolerance: show the digits that differ
+        shown_got, shown_want = f"{got:.9g}", f"{want:.9g}"
+    message = f"{name_index(name, index)} is {shown_got}, expected {shown_want}"
     raise CheckFailure(f"{message}: {why}" if why else message)
 
 

@@ -36,6 +36,10 @@ def check_sectors_touched(module, trial) -> None:
                             (-(-length // sector), "a piece that starts inside a sector can touch one more: "
                                                    "count from start // sector to (start + length - 1) // sector"),
                             ((start + length) // sector - start // sector, "the last byte is start + length - 1"),
+                            ((start + length) // sector - start // sector + 1, "the last byte is start + length - 1: "
+                                                                                 "(start + length) // sector is one "
+                                                                                 "sector too far when the piece ends "
+                                                                                 "on a sector's edge"),
                         ])
 
 

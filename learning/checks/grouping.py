@@ -18,7 +18,7 @@ def check_grouped_tile(module, trial) -> None:
                 if not (0 <= got[0] < num_pid_m and 0 <= got[1] < num_pid_n):
                     last_rows = num_pid_m % group_m
                     extra = (f": the last group has only {last_rows} tile row(s), so the group size there "
-                             "is min(GROUP_M, num_pid_m - first_pid_m)") if last_rows else ""
+                             "is min(GROUP_M, num_pid_m - first_m)") if last_rows else ""
                     raise CheckFailure(f"program {pid} went to tile {got}, outside the "
                                        f"{num_pid_m}x{num_pid_n} grid{extra}")
                 if got in seen:

@@ -57,13 +57,16 @@ def check_amdahl(module, trial) -> None:
 
 def check_roofline(module, trial) -> None:
     # An imaginary card: 100 TFLOP/s of arithmetic, 2000 GB/s of memory bandwidth. Ridge at 50 FLOPs/byte.
-    for intensity in [1.0, 21.33, 50.0, 200.0, trial.rng.uniform(0.1, 400)]:
+    # 0.01 first: far below the ridge, the unit slip and max() give different wrong answers (20 and 100).
+    for intensity in [0.01, 1.0, 21.33, 50.0, 200.0, trial.rng.uniform(0.1, 400)]:
         with trial.case(f"roofline({intensity:g} FLOPs/byte, 100 TFLOP/s, 2000 GB/s)"):
             want = min(100.0, intensity * 2000.0 / 1000.0)
+            units = "GB/s times FLOPs/byte gives GFLOP/s: divide by 1000 for TFLOP/s"
             check_value(module.roofline(intensity, 100.0, 2000.0), want, f"roofline({intensity:g}, 100, 2000)",
                         rel=REL, known_mistakes=[
+                            (min(100.0, intensity * 2000.0), units),
                             (max(100.0, intensity * 2.0), "the roof is the LOWER of the two limits: min(), not max()"),
-                            (intensity * 2000.0, "GB/s times FLOPs/byte gives GFLOP/s: divide by 1000 for TFLOP/s"),
+                            (intensity * 2000.0, units),
                         ])
 
 
@@ -78,7 +81,8 @@ def check_tile_intensity(module, trial) -> None:
 
 
 def check_median(module, trial) -> None:
-    for samples in [[3.0, 1.0, 2.0], [4.0, 1.0, 3.0, 2.0], [5.0], trial.floats(9, 0.0, 1.0)]:
+    # Medians unlike the means (3 against 4, 2.5 against 3.75), and middles unlike the unsorted ones.
+    for samples in [[3.0, 1.0, 8.0], [1.0, 3.0, 9.0, 2.0], [5.0], trial.floats(9, 0.0, 1.0)]:
         with trial.case(f"median of {len(samples)} samples"):
             ordered = sorted(samples)
             mid = len(ordered) // 2
@@ -86,7 +90,8 @@ def check_median(module, trial) -> None:
             before = list(samples)
             check_value(module.median(samples), want, "median", rel=REL,
                         known_mistakes=[(sum(samples) / len(samples), "that is the mean; sort and take the middle"),
-                                        (samples[len(samples) // 2], "sort the samples first")])
+                                        (samples[len(samples) // 2], "sort the samples first"),
+                                        (ordered[mid], "an even count has two middle values: average them")])
             if samples != before:
                 raise CheckFailure("median reordered the caller's list: sort a copy (sorted(samples))")
 

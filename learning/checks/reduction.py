@@ -57,6 +57,10 @@ def check_tree_reduce(module, trial) -> None:
                 ([a + b for a, b in zip(want[depth - 1][: len(want_level)],
                                         want[depth - 1][len(want_level):], strict=True)] if depth else [],
                  "pairs should be neighbours (0 with 1, 2 with 3), combined left to right"),
+                ([want[depth - 1][2 * i + 1] + want[depth - 1][2 * i] for i in range(len(want_level))]
+                 if depth else [],
+                 "combine(left, right) in that order: joining letters is not commutative, so the right-hand "
+                 "value goes second"),
             ])
 
 

@@ -39,6 +39,9 @@ def check_launch_row_sum(module, trial) -> None:
                 if row > 0 and ts.first_difference(got[:1], want[:1], 1e-5, 1e-4) is None:
                     why = (f"row 0 is right but row {row} is not: the rows are {x.stride(0)} elements apart "
                            f"here, not {cols} — pass x.stride(0) and step by it")
+                elif got_value == float("-inf"):
+                    why = ("masked lanes loaded -inf, the neutral element of a max: a sum's is 0, so load them "
+                           "with other=0.0")
                 elif torch.isnan(torch.tensor(got_value)):
                     why = ("a lane read past the end of the row, where this memory holds NaN: mask the load "
                            "with columns < n_cols and other=0.0 so masked lanes add nothing")

@@ -48,6 +48,13 @@ def check_launch_softmax(module, trial) -> None:
             strays = out.stray_stores()
             if strays:
                 (row, col), value = strays[0]
+                # Where would the value belong if out's rows were stepped by x's row stride?
+                r, c = divmod(row * out.view.stride(0) + col, x.stride(0))
+                if 0 < r < rows and c < cols:
+                    raise CheckFailure(f"stray store of {fmt_value(value)} at out[{row},{col}] (outside the "
+                                       f"{rows}x{cols} output), which is where out[{r},{c}] lands if out's rows "
+                                       f"are x.stride(0) = {x.stride(0)} apart; they are out.stride(0) = "
+                                       f"{out.view.stride(0)} apart: pass out's own row stride for the store")
                 raise CheckFailure(f"stray store of {fmt_value(value)} at out[{row},{col}] (outside the "
                                    f"{rows}x{cols} output): program {row}, lane {col} — is the store masked "
                                    "with columns < n_cols?")

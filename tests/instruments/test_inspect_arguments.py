@@ -4,6 +4,8 @@
 the census counts), fp8 below sm_89, and an unknown --config restated as kernel-inspect's own words.
 """
 
+from pathlib import Path
+
 import pytest
 
 from tests.instruments.helpers import run_tool
@@ -144,3 +146,25 @@ def test_help_lists_the_targets_and_the_output_check():
     text = " ".join(done.stdout.split())
     assert "sm_80, sm_86, sm_87, sm_89 (mma.sync), sm_90 (wgmma" in text
     assert "an --output that is not a directory we can write" in text
+
+
+def test_a_config_gets_its_own_default_directory_apart_from_the_default_tile(monkeypatch, tmp_path):
+    """Lesson 9 and workshop I5 compare `--config X` with the default: the second run must not overwrite the
+    first's stages."""
+    from types import SimpleNamespace
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # nothing compiles: inspect_kernel is replaced
+    result = SimpleNamespace(path="persistent", dtype="float16", accumulate=None, b_layout="kn", op="matmul",
+                             batched=False, row_classes=1, epilogue=None, channels=compiler.CONV_CHANNELS,
+                             out_channels=compiler.CONV_CHANNELS, groups=1, target="sm_90")
+    saved = []
+    monkeypatch.setattr(compiler, "inspect_kernel", lambda *args, **kwargs: result)
+    monkeypatch.setattr(compiler, "save", lambda result, directory: saved.append(directory) or [])
+    monkeypatch.setattr(inspect_cli, "print_census", lambda result: None)
+    for config in ([], ["--config", "128x256x64-g8-w8-s3"], ["--config", "odd/name"]):
+        assert inspect_cli.main(["--path", "persistent", *config]) == 0
+    base = Path("results") / "local" / "inspect"
+    assert saved == [base / "matmul-persistent-float16-sm_90",
+                     base / "matmul-persistent-float16-config-128x256x64-g8-w8-s3-sm_90",
+                     base / "matmul-persistent-float16-config-odd_name-sm_90"]

@@ -24,7 +24,7 @@ CASES = [
      ["contiguous_strides((2, 3)) returned (1, 2), expected (3, 1)", "column-major"]),
     ("reduction_zero_padding", "reduction", Status.FAIL, ["returned 0, expected -1.5", "neutral element"]),
     ("softmax_unstable", "softmax", Status.FAIL, ["overflowed", "subtract the row's maximum"]),
-    ("grouping_no_partial_group", "grouping", Status.FAIL, ["outside the", "min(GROUP_M, num_pid_m - first_pid_m)"]),
+    ("grouping_no_partial_group", "grouping", Status.FAIL, ["outside the", "min(GROUP_M, num_pid_m - first_m)"]),
     ("triton_add_missing_mask", "triton_add", Status.FAIL,
      ["stray store", "past the end", "program 0, lane 1", "masked"]),
     ("triton_add_past_end", "triton_add", Status.FAIL, ["stray store", "1 past the end", "offsets < n"]),
@@ -179,6 +179,20 @@ CASES = [
       "raise a ValueError that names a"]),
 ]
 
+
+# Mistakes a learner walking the course made (thirty-second session), each with its own message.
+CASES += [
+    ("measurement_roofline_gflops", "measurement", Status.FAIL,
+     ["roofline(0.01, 100, 2000) returned 20, expected 0.02", "divide by 1000 for TFLOP/s"]),
+    ("measurement_median_upper_middle", "measurement", Status.FAIL,
+     ["median returned 3, expected 2.5", "two middle values: average them"]),
+    ("reduction_combine_swapped", "reduction", Status.FAIL, ["is 'ba', expected 'ab'", "combine(left, right)"]),
+    ("triton_row_sum_other_neg_inf", "triton_row_sum", Status.FAIL, ["is -inf", "other=0.0"]),
+    ("alignment_sectors_end_exclusive", "alignment", Status.FAIL,
+     ["returned 5, expected 4", "the last byte is start + length - 1"]),
+    ("triton_softmax_x_stride_for_out", "triton_softmax", Status.FAIL,
+     ["stray store", "if out's rows are x.stride(0) = 258 apart", "pass out's own row stride"]),
+]
 
 # Code Triton's interpreter runs but its compiler refuses: on the interpreter the checker compiles the launches for
 # sm_90 (learning/checking/gpu_compile.py); on a GPU the launch itself compiles. Both name the rule and the line.

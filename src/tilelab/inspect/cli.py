@@ -24,6 +24,7 @@ registers and spills, and from those the programs an SM holds at once.
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -109,7 +110,7 @@ def parser() -> argparse.ArgumentParser:
                         "instructions the census counts (not sm_100's tcgen05)")
     p.add_argument("--output", type=Path,
                    help="directory for the stages, created if missing (default: "
-                        "results/local/inspect/<op>-<path>-<dtype>-<target>)")
+                        "results/local/inspect/<op>-<path>-<dtype>[-config-<config>]-<target>)")
     p.add_argument("--json", action="store_true", help="print the census as JSON instead of a table")
     return p
 
@@ -156,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     label += f"-channels{result.channels}" if result.channels != compiler.CONV_CHANNELS else ""
     label += f"-outchannels{result.out_channels}" if result.out_channels != result.channels else ""
     label += f"-groups{result.groups}" if result.groups > 1 else ""
+    label += "-config-" + re.sub(r"[^\w.-]", "_", args.config) if args.config else ""  # apart from the default
     directory = args.output or Path("results") / "local" / "inspect" / f"{label}-{result.target}"
     try:
         written = compiler.save(result, directory)
