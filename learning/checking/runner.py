@@ -75,7 +75,9 @@ def check_file(exercise: Exercise, path: Path, seed: int, timeout: float | None 
         return Result(exercise, Status.ERROR, seed, path, f"{path} does not exist")
     result, ran_on = _run_worker(exercise, path, seed, timeout, verbose)
     if ran_on == "interpreter" and result.launches:
-        result = with_the_compile(result, compile_for_gpu(path, result.launches, timeout))
+        started = time.monotonic()
+        part = compile_for_gpu(path, result.launches, timeout)
+        result = with_the_compile(result, part, time.monotonic() - started)
     if exercise.watches_programs and ran_on == "gpu" and result.status in (Status.PASS, Status.FAIL):
         watched, _ = _run_worker(exercise, path, seed, timeout, verbose, {"TRITON_INTERPRET": "1"})
         result = with_the_watch(result, watched)
@@ -109,13 +111,14 @@ def with_the_watch(gpu: Result, watched: Result) -> Result:
                    seconds=seconds)
 
 
-def with_the_compile(result: Result, part: dict) -> Result:
+def with_the_compile(result: Result, part: dict, seconds: float = 0.0) -> Result:
     """The interpreter's result with one more part: whether its launches compile for a GPU. Where this machine
     cannot compile at all, the part is shown and the status stays the interpreter's."""
     parts = [*result.parts, part]
-    if part["status"] == Status.UNAVAILABLE.value:
-        return replace(result, parts=parts)
-    return replace(result, parts=parts, status=most_urgent(Status(p["status"]) for p in parts))
+    status = result.status
+    if part["status"] != Status.UNAVAILABLE.value:
+        status = most_urgent(Status(p["status"]) for p in parts)
+    return replace(result, parts=parts, status=status, seconds=result.seconds + seconds)
 
 
 def compile_for_gpu(path: Path, launches: list[str], timeout: float) -> dict:
