@@ -241,7 +241,8 @@ def check_launch_bmm(module, trial) -> None:
                         raise CheckFailure(
                             f"{where}, and only matrix 0 was: the grid needs batch * tiles_per_matrix = {batch} * "
                             f"{tiles_per_matrix} = {batch * tiles_per_matrix} programs, and program pid works on "
-                            "matrix pid // tiles_per_matrix")
+                            "matrix pid // tiles_per_matrix, on tile pid % tiles_per_matrix within it: is the "
+                            "tile taken from pid itself instead?")
                     raise CheckFailure(
                         f"{where}, and only matrix 0 was, with something other than A[0] @ B[0]: every program "
                         "stored into matrix 0. Did the program compute its matrix from its id, and move C's "
@@ -251,7 +252,8 @@ def check_launch_bmm(module, trial) -> None:
                 raise CheckFailure(
                     f"{where}: the grid needs batch * tiles_per_matrix = {batch} * {tiles_per_matrix} = "
                     f"{batch * tiles_per_matrix} programs, and program {matrix * tiles_per_matrix + within} "
-                    f"(matrix {matrix}, tile {within}) must store its tile")
+                    f"(matrix {matrix}, tile {within}) must store its tile, at tile row within // tiles_n = "
+                    f"{within // tiles_n}, tile column within % tiles_n = {within % tiles_n}")
             diff = ts.first_difference(got, want, rtol=1e-3, atol=tolerance)
             if not diff:
                 continue

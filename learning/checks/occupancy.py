@@ -39,6 +39,8 @@ def _mistakes(registers: int, warps: int, shared: int) -> list:
     no_warp_cap = min(registers_only, ref.SM_PROGRAMS, ref.SM_SHARED_BYTES // (shared + ref.SHARED_RESERVED_BYTES))
     no_reserve = min(registers_only, ref.SM_WARPS // warps, ref.SM_PROGRAMS,
                      ref.SM_SHARED_BYTES // shared if shared else ref.SM_PROGRAMS)
+    one_program_limit = min(registers_only, ref.SM_WARPS // warps, ref.SM_PROGRAMS,
+                            232448 // (shared + ref.SHARED_RESERVED_BYTES))
     per_warp = min(ref.SM_REGISTERS // (ref.registers_allocated(registers) * warps), ref.SM_WARPS // warps,
                    ref.SM_PROGRAMS, ref.SM_SHARED_BYTES // (shared + ref.SHARED_RESERVED_BYTES))
     return [
@@ -47,6 +49,8 @@ def _mistakes(registers: int, warps: int, shared: int) -> list:
         (no_warp_cap, "an SM holds at most 64 warps: num_warps warps a program, so at most 64 // num_warps"),
         (no_reserve, "the driver keeps 1 KB (1024 bytes) of shared memory for every program: divide by "
                      "shared_bytes + 1024"),
+        (one_program_limit, "an SM has 228 KB (233472 bytes) of shared memory; 227 KB (232448) is the most one "
+                            "program may ask for"),
         (per_warp, "each of a program's num_warps * 32 threads has its own registers: registers_allocated * "
                    "32 * num_warps per program"),
         (registers_only, "registers are one limit of four: also warps (64), programs (32) and shared memory"),

@@ -61,6 +61,10 @@ def _edges(divisor: int, rng) -> list[int]:
 def _why_wrong(divisor: int, magic: int, shift: int) -> str:
     want_magic, want_shift = ref.division_magic(divisor)
     ceil_log2 = want_shift - 31
+    if shift == want_shift and magic == (1 << shift) // divisor and (1 << shift) % divisor == 0:
+        return (f"2**{shift} / {divisor} is exact ({divisor} is a power of two), so rounding it up (ceil) or down "
+                "changes nothing here. The rule is floor(2**shift / divisor) + 1 for every divisor, powers of two "
+                "included: one formula, no special case, and ceil() is not it")
     if shift == want_shift and magic == (1 << shift) // divisor:
         return (f"magic is 2**{shift} / {divisor} rounded down, a little under the exact 2**{shift} / {divisor}: "
                 "then (n * magic) >> shift falls just short at every multiple of the divisor. Round up: "

@@ -48,6 +48,17 @@ def _fits_cases(trial, device):
     yield f"fp16 {rows}x{cols}", full(rows, cols), (cols * 2) % TMA_ALIGN == 0, "rows of 2 * cols bytes"
 
 
+def _tma_can_read(t: torch.Tensor) -> bool:
+    """TMA's rules for a 2-D operand read as it is (the rule `descriptor_fits` is checked against)."""
+    return (t.dim() == 2 and t.stride(1) == 1 and t.data_ptr() % TMA_ALIGN == 0
+            and (t.stride(0) * t.element_size()) % TMA_ALIGN == 0)
+
+
+def _strides_in_elements(t: torch.Tensor) -> bool:
+    """The rule with the row stride counted in elements instead of bytes: a mistake worth naming."""
+    return t.dim() == 2 and t.stride(1) == 1 and t.data_ptr() % TMA_ALIGN == 0 and t.stride(0) % TMA_ALIGN == 0
+
+
 def check_descriptor_fits(module, trial) -> None:
     for label, tensor, fits, rule in _fits_cases(trial, ts.device()):
         with trial.case(label):
@@ -56,6 +67,9 @@ def check_descriptor_fits(module, trial) -> None:
                 raise CheckFailure(f"descriptor_fits returned {got!r}; return True or False")
             if got != fits:
                 answer = "can" if fits else "cannot"
+                if got == _strides_in_elements(tensor):
+                    rule = (f"{rule + '; ' if rule else ''}the 16 is bytes, and stride(0) counts elements: "
+                            "stride(0) * element_size()")
                 raise CheckFailure(f"descriptor_fits({_describe(tensor)}) returned {got}, but TMA {answer} read it "
                                    f"as it is{': ' + rule if rule else ''}")
 
@@ -240,6 +254,12 @@ def check_unfit_operands(module, trial) -> None:
                 with ts.standing_in(module, "matmul_descriptor_kernel", spy):
                     ts.call_kernel(module.launch_descriptor_matmul, a, b, c, 16, 16, 16)
             except ValueError as error:
+                refused = [other for other, t in {"a": a, "b": b, "c": c}.items()
+                           if other != name and _tma_can_read(t) and not module.descriptor_fits(t)]
+                if refused and name not in re.split(r"[\s(),:]+", str(error)):
+                    raise CheckFailure(f"the ValueError for {label} came from {refused[0]}, which TMA can read: "
+                                       f"descriptor_fits refuses it ({_describe({'a': a, 'b': b, 'c': c}[refused[0]])}"
+                                       "), so fix descriptor_fits first") from None
                 if name not in re.split(r"[\s(),:]+", str(error)):
                     raise CheckFailure(f"the ValueError for {label} does not name the operand: say {name!r} in it "
                                        f"(it said: {str(error)[:200]!r})") from None

@@ -335,8 +335,9 @@ class Watch:
                         "counter knows who is last")
         changed = (counters != before).nonzero().flatten().tolist()
         if not changed:
-            message += (". This program left every counter as it was: count each arrival with "
-                        "tl.atomic_add(counters_ptr + tile, 1, sem=\"acq_rel\")")
+            message += (". This program's counters are back where they were: either it never counted (count each "
+                        "arrival with tl.atomic_add(counters_ptr + tile, 1, sem=\"acq_rel\")), or it counted and "
+                        "then set the counter back to 0 as if it were the last to arrive")
         elif changed != [tile]:
             message += (f". This program changed counters {changed}, not counters[{tile}]: each tile counts its own "
                         "slices, on counters_ptr + tile")
@@ -395,7 +396,7 @@ def _check_planes(p: Problem, launch: Launch, a64, b64) -> None:
                 raise CheckFailure(
                     f"{name} was never written (at [{row},{col}]): slice {s} is empty (k_slices gives ({lo}, {hi}): "
                     f"K={p.k} ends before it), but it still stores its partial tile, all zeros, and counts itself. "
-                    "Otherwise the tile's count never reaches SPLIT_K and no program stores C")
+                    "Otherwise the last program to arrive sums a plane nobody wrote: whatever the workspace held")
             raise CheckFailure(
                 f"{name} was never written at [{row},{col}] (tile {p.tile_of(row, col)}): every program stores its "
                 "whole partial tile into plane tl.program_id(1), at ws_ptr + k_slice * M * N + rows * N + cols, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from learning.checking import reference as ref
 from learning.checking.compare import check_value
-from learning.checking.trial import Part
+from learning.checking.trial import CheckFailure, Part
 
 SMS = ref.H200_SMS
 SM_CHOICES = [8, 16, 46, 78, 108, 114, 132, 170]
@@ -102,12 +102,29 @@ def check_waves_in_tiles(module, trial) -> None:
             size = block_m * block_n // (128 * 128)
             check_value(module.waves_in_tiles(m, n, block_m, block_n, sms),
                         ref.waves_in_tiles(m, n, block_m, block_n, sms), call, known_mistakes=[
+                            (ref.cdiv((m // block_m) * (n // block_n), sms) * size,
+                             "a tile that hangs over C's edge is still a tile: cdiv(m, block_m) * cdiv(n, block_n)"),
                             (ref.cdiv(count, sms), "count the busiest program's share in 128x128 tiles: a "
                                                    f"{block_m}x{block_n} tile is {size} of them"),
                             (count // sms * size, "the busiest program takes the rounded-up share: a part-full "
                                                   "last wave still costs a whole tile"),
                             (count * size / sms, "a program runs whole tiles: round its share up"),
                         ])
+
+
+def _waves_first(module, m: int, n: int, sms: int, failure: CheckFailure) -> None:
+    """pingpong_pays_off compares two waves_in_tiles answers: when it is wrong and the learner's waves_in_tiles is
+    wrong for either tile here too, point at waves_in_tiles rather than at pingpong_pays_off's own logic."""
+    for tile in (ref.PINGPONG_TILE, ref.PERSISTENT_TILE):
+        try:
+            got = module.waves_in_tiles(m, n, *tile, sms)
+        except Exception:  # noqa: BLE001 - its own part reports how it fails
+            return
+        want = ref.waves_in_tiles(m, n, *tile, sms)
+        if got != want:
+            raise CheckFailure(f"{failure}. But waves_in_tiles({m}, {n}, {tile[0]}, {tile[1]}, {sms}) returned {got}, "
+                               f"expected {want}: pingpong_pays_off compares two of its answers, so fix "
+                               "waves_in_tiles first") from None
 
 
 def check_pingpong_pays_off(module, trial) -> None:
@@ -123,14 +140,19 @@ def check_pingpong_pays_off(module, trial) -> None:
             want = ref.pingpong_pays_off(m, n, k, sms, max_k)
             ours = ref.waves_in_tiles(m, n, *ref.PINGPONG_TILE, sms)
             theirs = ref.waves_in_tiles(m, n, *ref.PERSISTENT_TILE, sms)
-            check_value(module.pingpong_pays_off(m, n, k, sms, max_k), want, call, known_mistakes=[
+            mistakes = [
                 (k <= max_k, "a long K can still pay off: when the 128x128 tiles end the busiest program's share "
                              "sooner (waves_in_tiles smaller), take the pingpong kernel too"),
                 (k <= max_k or ours <= theirs, "equal waves keep the persistent kernel (its larger tiles read "
                                                "less): compare with <"),
                 (k < max_k or ours < theirs, "K equal to max_k is short enough: k <= max_k"),
                 (k <= 2048 or ours < theirs, "max_k is an argument: compare with it, not a fixed 2048"),
-            ])
+            ]
+            try:
+                check_value(module.pingpong_pays_off(m, n, k, sms, max_k), want, call, known_mistakes=mistakes)
+            except CheckFailure as failure:
+                _waves_first(module, m, n, sms, failure)
+                raise
 
 
 PARTS = [

@@ -111,7 +111,7 @@ CASES = [
       "(tiles, split_k) = (12, 4)"]),
     ("triton_split_k_no_wait", "triton_split_k", Status.FAIL,
      ["C's tile 0 (rows 0-31, columns 0-31) was written by program (tile 0, slice 0) when 1 of its 4 slices had "
-      "arrived", "the program whose tl.atomic_add returns SPLIT_K - 1", "left every counter as it was"]),
+      "arrived", "the program whose tl.atomic_add returns SPLIT_K - 1", "either it never counted"]),
     ("triton_split_k_no_reset", "triton_split_k", Status.FAIL,
      ["counters[0] is 4 after the call, expected 0", "tl.atomic_xchg(counter, 0)"]),
     ("triton_split_k_last_by_index", "triton_split_k", Status.FAIL,
@@ -192,6 +192,14 @@ CASES += [
      ["returned 5, expected 4", "the last byte is start + length - 1"]),
     ("triton_softmax_x_stride_for_out", "triton_softmax", Status.FAIL,
      ["stray store", "if out's rows are x.stride(0) = 258 apart", "pass out's own row stride"]),
+    ("turns_whole_tiles_only", "turns", Status.FAIL,
+     ["returned 0, expected 1", "a tile that hangs over C's edge is still a tile"]),
+    ("occupancy_program_limit_as_sm", "occupancy", Status.FAIL,
+     ["programs_per_sm(1, 1, 232448) returned 0, expected 1", "an SM has 228 KB (233472 bytes)"]),
+    ("triton_descriptors_stride_in_elements", "triton_descriptors", Status.ERROR,
+     ["returned False, but TMA can read it", "the 16 is bytes", "stride(0) * element_size()"]),
+    ("triton_depthwise_magic_ceil", "triton_depthwise", Status.FAIL,
+     ["2**31 / 1 is exact (1 is a power of two)", "floor(2**shift / divisor) + 1 for every divisor"]),
 ]
 
 # Code Triton's interpreter runs but its compiler refuses: on the interpreter the checker compiles the launches for
