@@ -268,6 +268,7 @@ SM_WARPS = 64
 SM_PROGRAMS = 32
 SM_SHARED_BYTES = 228 * 1024
 SHARED_RESERVED_BYTES = 1024  # the driver's own, per program
+PROGRAM_SHARED_LIMIT = 227 * 1024  # the most one program may ask for (opt-in): not the SM's whole 228 KB
 REGISTER_GRANULE = 8
 MAX_REGISTERS = 255
 

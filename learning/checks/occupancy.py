@@ -40,7 +40,7 @@ def _mistakes(registers: int, warps: int, shared: int) -> list:
     no_reserve = min(registers_only, ref.SM_WARPS // warps, ref.SM_PROGRAMS,
                      ref.SM_SHARED_BYTES // shared if shared else ref.SM_PROGRAMS)
     one_program_limit = min(registers_only, ref.SM_WARPS // warps, ref.SM_PROGRAMS,
-                            232448 // (shared + ref.SHARED_RESERVED_BYTES))
+                            ref.PROGRAM_SHARED_LIMIT // (shared + ref.SHARED_RESERVED_BYTES))
     per_warp = min(ref.SM_REGISTERS // (ref.registers_allocated(registers) * warps), ref.SM_WARPS // warps,
                    ref.SM_PROGRAMS, ref.SM_SHARED_BYTES // (shared + ref.SHARED_RESERVED_BYTES))
     return [
