@@ -31,18 +31,23 @@ def main(argv: list[str] | None = None) -> int:
         description="Print a small traced walkthrough: predict each '?' before you read the answer.",
         epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("topic", choices=TOPICS, help="what to walk through")
-    parser.add_argument("--quiz", action="store_true", help="wait for Enter before each answer")
+    parser.add_argument("--quiz", action="store_true",
+                        help="wait for Enter before each answer (only when reading from a terminal)")
     parser.add_argument("--plot", metavar="FILE.png",
                         help="also draw the picture into FILE.png (matmul and grouping; needs matplotlib)")
     args = parser.parse_args(argv)
 
+    if args.plot and args.topic not in PLOT_TOPICS:  # before the walkthrough, not after it
+        print(f"no picture for {args.topic}; --plot works with: {', '.join(PLOT_TOPICS)}", file=sys.stderr)
+        return 2
     script = importlib.import_module(f"learning.walkthroughs.{args.topic}").build()
-    script.render(quiz=args.quiz and sys.stdin.isatty())
+    try:
+        script.render(quiz=args.quiz and sys.stdin.isatty())
+    except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C while the quiz waits for Enter
+        print("\nquiz stopped")
+        return 0
     if not args.plot:
         return 0
-    if args.topic not in PLOT_TOPICS:
-        print(f"\nno picture for {args.topic}; --plot works with: {', '.join(PLOT_TOPICS)}", file=sys.stderr)
-        return 2
     try:
         from learning.walkthroughs import picture
     except ModuleNotFoundError as missing:

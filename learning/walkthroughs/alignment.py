@@ -37,12 +37,14 @@ def build() -> Script:
     s.say("and K = 1000 is not a multiple of 16 either.\n")
 
     s.say("tilelab.ops.matmul.pointer_align finds the largest power of two (up to one 16-byte vector) that")
-    s.say("divides N, K and every row and batch stride; the kernel receives it as the constexpr ALIGN.")
+    s.say("divides N, K and every row and batch stride; the kernel receives it as the constexpr ALIGN")
+    s.say("(1 where Triton proves a multiple of 16 by itself, which it passes on its own).")
     s.ask("pointer_align for 1000x1000x1000 fp16", align(1000, 1000, 1000, 2))
     s.ask("... in bytes", align(1000, 1000, 1000, 2) * 2)
     s.ask("pointer_align for 1000x1000x1000 fp32 (4-byte elements)", align(1000, 1000, 1000, 4))
     s.ask("pointer_align for 1000x1004x1000 fp16 (N = 1004)",
-          f"{align(1000, 1004, 1000, 2)}: 8 bytes, so the planner takes the descriptor (TMA) path instead")
+          f"{align(1000, 1004, 1000, 2)}: 8-byte loads. B's rows are 2008 bytes, not a multiple of 16, so TMA "
+          "cannot read B and the pointer path runs")
     s.ask("pointer_align for 1024x1024x1024 fp16", f"{align(1024, 1024, 1024, 2)}: Triton already proves 16")
     s.say("")
     s.say("In the kernel (src/tilelab/kernels/matmul.py, known_multiple): K = K // ALIGN * ALIGN.")
@@ -98,7 +100,7 @@ def build() -> Script:
     s.say("off, the persistent kernel measured ahead (4096x4096x3000: 1.00x against 0.96x), so it stays.")
     s.say("A and B are the caller's memory. Copying them onto lines inside the call lost at every size tried,")
     s.say("1000^3 to 5000^3 (results/h200-row-copy-probe.log: 1000^3 21.5 us with the copies, 12.8 without):")
-    s.say("the copies cost about what aligned rows save.")
+    s.say("the copies cost as much as aligned rows save, or more (at 1000^3 about four times more).")
 
     s.say("\nBut A's rows are C's rows, and the kernel decides which rows each program owns.")
     s.ask("byte offsets in a line of rows 1, 9, 17, 25 (every 8th row from row 1)",

@@ -367,7 +367,8 @@ def build() -> Script:
     s.ask("float32 x and w, no precision given: what does tl.dot use?", "tf32, on tensor cores ('ieee' opts out)")
     s.say(f"The seed chapter's trap: its fused convolution (config='seed' keeps its {SEED.block_m}x{SEED.block_n}x"
           f"{SEED.block_k} tile) asked tl.dot")
-    s.say("for IEEE float32 products, which tensor cores do not compute, and so lost them; tilelab's default is tf32.")
+    s.say("for IEEE float32 products, which tensor cores do not compute, and so ran without tensor cores; tilelab's")
+    s.say("default is tf32.")
     groups_section(s)
     split_k_section(s)
     return s
@@ -387,7 +388,7 @@ def groups_section(s: Script) -> None:
           f"{resnext.c_in_per_group}, {9 * resnext.c_in_per_group}")
     s.ask(f"tl.dot needs K >= 16 per step: of a {DOT_MIN_K}-wide step, how many lanes hold a channel",
           f"{resnext.c_in_per_group} of {DOT_MIN_K}")
-    s.say("One group per program made programs of a few short steps that could not hide their loads: 4-10x")
+    s.say("One group per program made programs of a few short steps that could not hide their loads: 3-10x")
     s.say("torch's time on the H200 (results/h200-grouped-conv-probe.log). Instead several groups share a tile:")
     bundle = groups_per_tile(resnext)
     s.ask(f"groups_per_tile: groups in a bundle of at most PACKED_K={PACKED_K} input channels", bundle)

@@ -51,11 +51,12 @@ def build() -> Script:
     s.ask("why must 1000 * 2 bytes be a multiple of 16 here?", "TMA needs 16-byte aligned row strides: 2000 is")
     s.say("")
 
-    s.say("Why not always on the host?")
+    s.say("Can the host always build them? A batch: yes. Warp specialization: no.")
     batched, *_ = library_descriptors(1000, 1000, 1000, (64, 128, 64), batch=8)
     s.ask("a batch of 8 GEMMs, one launch: how many A descriptors?", f"one, in 3-D: {list(batched.shape)}, "
           f"{list(batched.strides)}, {list(batched.block_shape)}")
-    s.say("   (stored_descriptor); the kernel reads block [1, 64, 64] of matrix b and drops the 1 (load_block).")
+    s.say("   (stored_descriptor); the kernel reads block [1, 64, 64] of the batch's matrix `batch` and drops the 1")
+    s.say("   (load_block).")
     s.ask("Triton 3.6's warp specialization splits C's store between two consumer groups: what must change?",
           "C's block shape: it rewrites a descriptor it built itself, but cannot rewrite a host-built one")
     s.say("   (tilelab.ops.matmul_hopper.persistent_host_descriptors says no for warp-specialized configs).\n")

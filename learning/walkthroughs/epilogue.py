@@ -110,8 +110,8 @@ def build() -> Script:
     before, after = GELU_INSTRUCTIONS.values()
     s.ask("sm_90 instructions per value of gelu, before and after", f"{before}, {after}")
     sfu = PROBE["pingpong bias + gelu, SFU"]
-    s.ask("bias + gelu with them (us)", f"{sfu}: {PROBE['F.gelu(F.linear), SFU call'] / sfu:.2f}x torch's time "
-          "in that run")
+    torch_us = PROBE["F.gelu(F.linear), SFU call"]
+    s.ask("bias + gelu with them (us)", f"{sfu}: {torch_us / sfu:.2f}x as fast as torch's {torch_us} in that run")
     erff = PROBE["persistent gelu, erff"] - PROBE["persistent matmul, erff call"]
     ours = PROBE["persistent gelu, SFU"] - PROBE["persistent matmul, SFU call"]
     s.ask("persistent kernel, gelu's cost over its matmul: erff, then the SFU polynomial (us)",

@@ -186,7 +186,8 @@ def build() -> Script:
         e = relative_errors(k, dots)
         s.ask(f"K={k:>5}, {dots:>3} dots: error of fast | promoted (every {BLOCK_K}) | float32",
               f"{e['fast']:.1e} | {e['promoted']:.1e} | {e['float32']:.1e}")
-    s.say("Fast grows about like sqrt(K): the sum grows, so does its step, and every add rounds to that step.")
+    s.say("Fast grows with K (faster than sqrt(K) here): the sum grows, so does its step, and every add rounds to")
+    s.say("that step.")
     s.say(f"Promoted restarts every {BLOCK_K} products and stays at the error of {BLOCK_K} (randomness aside).\n")
 
     s.say(f"Measured on the H200 ({FUZZ}): a float32-output product that failed the fuzz test's 1e-5:")

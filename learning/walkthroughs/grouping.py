@@ -66,7 +66,7 @@ def build() -> Script:
         a_panels, b_panels = panels_touched(big_m, big_n, g, big_wave)
         s.ask(f"a {big_m}x{big_n} tile grid, GROUP_M={g}: panels for the first {big_wave} programs",
               f"{a_panels} + {b_panels} = {a_panels + b_panels}")
-    s.say("Same output, same FLOPs; fewer distinct panels means more cache hits. tilelab's tuned configs use "
+    s.say("Same output, same FLOPs; fewer distinct panels means more cache hits. tilelab's tuned configs mostly use "
           "GROUP_M=8.")
     s.say("\nDerive it yourself: learning/workshops/I3_group_m.md, then python -m learning.check grouping")
     return s

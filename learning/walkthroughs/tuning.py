@@ -77,7 +77,7 @@ def build() -> Script:
     kept = tuning.prune(tuning.GPU_CANDIDATES, m=16, n=4096, element_size=2)
     s.say("Before timing, tilelab.tuning.prune drops candidates that cannot fit shared memory or would be")
     s.say("mostly padding.")
-    s.ask(f"a 16x4096 fp16 problem: how many of the {len(tuning.GPU_CANDIDATES)} candidates are timed?",
+    s.ask(f"a 16x4096x1024 fp16 problem: how many of the {len(tuning.GPU_CANDIDATES)} candidates are timed?",
           f"{len(kept)}: no tile taller than 32 rows")
     s.say("")
 

@@ -67,6 +67,38 @@ def test_quiz_waits_before_each_answer():
     assert len(prompts) == sum(1 for line in script.lines if line.answer is not None)
 
 
+def test_a_quiz_stopped_with_ctrl_d_or_ctrl_c_ends_quietly(monkeypatch, capsys):
+    from learning import explain
+
+    class Terminal(io.StringIO):
+        """A terminal whose reader gives up: Ctrl-D (nothing more to read) or Ctrl-C (an interrupt)."""
+
+        interrupt = False
+
+        def isatty(self):
+            return True
+
+        def readline(self, *args):
+            if self.interrupt:
+                raise KeyboardInterrupt
+            return ""  # end of input: input() raises EOFError
+
+    for interrupt in (False, True):
+        terminal = Terminal()
+        terminal.interrupt = interrupt
+        monkeypatch.setattr("sys.stdin", terminal)
+        assert explain.main(["matmul", "--quiz"]) == 0
+        assert capsys.readouterr().out.rstrip().endswith("quiz stopped")
+
+
+def test_plot_for_a_topic_without_a_picture_is_refused_before_the_walkthrough(capsys):
+    from learning import explain
+
+    assert explain.main(["softmax", "--plot", "never.png"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("no picture for softmax; --plot works with: matmul, grouping")
+
+
 def test_plot_draws_a_png(tmp_path):
     pytest.importorskip("matplotlib")
     from learning.walkthroughs import picture
@@ -93,6 +125,13 @@ def test_alignment_walkthrough_asks_the_library():
     answers = {line.split("?")[0].strip(): line.split("->")[1].strip() for line in text.splitlines() if "->" in line}
     assert answers["pointer_align for 1000x1000x1000 fp16"] == "8"
     assert answers["pointer_align for 1000x1000x1000 fp32 (4-byte elements)"] == "4"
+    assert answers["pointer_align for 1000x1004x1000 fp16 (N = 1004)"].startswith("4: 8-byte loads")
+    import torch
+
+    from tilelab.ops.matmul import operand_layout
+
+    b = torch.empty((1, 1000, 1004), dtype=torch.float16, device="meta")  # the claim: TMA cannot read B
+    assert not operand_layout(b).tma_ok
     assert answers["byte offset of rows 0..7 within their 128-byte line"] == "0, 80, 32, 112, 64, 16, 96, 48"
     assert answers["rows of those 8 that start on a line"].startswith("1: every 8th row")
     assert answers["a 128-byte piece of row 1 (64 fp16 values): lines touched"] == "2"

@@ -226,7 +226,7 @@ class ConvGeometry:
 def groups_per_tile(g: ConvGeometry) -> int:
     """How many groups share one implicit-GEMM tile (a bundle, its weight block block-diagonal): for groups of 2
     to DOT_MIN_K - 1 input channels, the largest power of two that divides the groups and keeps the bundle's
-    input channels within PACKED_K (32); else 1. On the H200 one group of 4 or 8 channels per program ran 4-10x
+    input channels within PACKED_K (32); else 1. On the H200 one group of 4 or 8 channels per program ran 3-10x
     slower than torch (results/h200-grouped-conv-probe.log): each program's few short K steps could not hide
     their loads, and the direct kernel's gathers were slower still."""
     if g.groups == 1 or not 2 <= g.c_in_per_group < DOT_MIN_K:
