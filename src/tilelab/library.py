@@ -6,7 +6,7 @@ trace through it, and a backward, so autograd works:
 
     dA = dC @ B^T        dB = A^T @ dC
 
-both computed by tilelab.matmul itself, then summed over any batch
+both computed by the op itself (so torch.compile can trace the backward too), then summed over any batch
 dimensions that were broadcast in the forward pass. `tilelab.matmul` routes
 here whenever an input requires grad; without grad it skips the dispatcher
 (whose overhead would dominate small products).
@@ -64,10 +64,13 @@ def _backward(ctx, grad):
     options = dict(ctx.options)
     if options["path"] in ("registers", "pingpong"):
         options["path"] = None  # registers wants row-major A and B, pingpong row-major A: b.mT, a.mT are not
+    elif options["path"] is not None:
+        g = g.contiguous()  # a forced TMA path cannot read an expanded gradient (.sum()'s has stride 0)
+    # Through the op itself, not tilelab.ops.matmul: torch.compile traces a backward, and only the op has a fake.
     if ctx.needs_input_grad[0]:
-        grad_a = matmul_op.matmul(g, b2.mT, **options).sum_to_size(a2.shape).reshape(a.shape)
+        grad_a = matmul(g, b2.mT, **options).sum_to_size(a2.shape).reshape(a.shape)
     if ctx.needs_input_grad[1]:
-        grad_b = matmul_op.matmul(a2.mT, g, **options).sum_to_size(b2.shape).reshape(b.shape)
+        grad_b = matmul(a2.mT, g, **options).sum_to_size(b2.shape).reshape(b.shape)
     return grad_a, grad_b, None, None, None, None
 
 

@@ -59,7 +59,8 @@ def test_custom_op_passes_opcheck(device, rng):
     a = randn((6, 8), torch.float32, device, rng).requires_grad_()
     b = randn((8, 10), torch.float32, device, rng).requires_grad_()
     torch.library.opcheck(torch.ops.tilelab.matmul.default, (a, b, None, "ieee", None, None),
-                          test_utils=("test_schema", "test_faketensor", "test_autograd_registration"))
+                          test_utils=("test_schema", "test_faketensor", "test_autograd_registration",
+                                      "test_aot_dispatch_dynamic"))
 
 
 def test_custom_op_traces_under_torch_compile(device, rng):
@@ -72,3 +73,35 @@ def test_custom_op_traces_under_torch_compile(device, rng):
     a = randn((6, 8), torch.float32, device, rng)
     b = randn((8, 10), torch.float32, device, rng)
     assert relative_error(f(a, b), torch.matmul(a.double(), b.double()).relu()) < 1e-5
+
+
+@pytest.mark.parametrize("op", ["tilelab.matmul", "torch.ops.tilelab.matmul"])
+def test_training_under_torch_compile_gets_float64_s_gradients(op, device, rng):
+    """The backward runs the op itself, which torch.compile can trace; tilelab.ops.matmul reads data pointers,
+    which a traced (fake) tensor has none of."""
+    import tilelab.library  # noqa: F401
+
+    matmul = tilelab.matmul if op == "tilelab.matmul" else torch.ops.tilelab.matmul
+
+    @torch.compile(backend="aot_eager")
+    def f(a, b):
+        return matmul(a, b, precision="ieee").relu()
+
+    a = randn((6, 8), torch.float32, device, rng).requires_grad_()
+    b = randn((8, 10), torch.float32, device, rng).requires_grad_()
+    weights = randn((6, 10), torch.float32, device, rng)
+    (f(a, b) * weights).sum().backward()
+    a64, b64 = a.detach().double().requires_grad_(), b.detach().double().requires_grad_()
+    ((a64 @ b64).relu() * weights.double()).sum().backward()
+    assert relative_error(a.grad, a64.grad) < 1e-5 and relative_error(b.grad, b64.grad) < 1e-5
+
+
+@pytest.mark.parametrize("path", ["pointer", "descriptor", "persistent", "splitk"])
+def test_a_forced_path_s_backward_takes_an_expanded_gradient(path, device, rng):
+    """.sum()'s gradient is one value expanded (stride 0), which a TMA path cannot read as it is."""
+    a = randn((16, 32), torch.float32, device, rng).requires_grad_()
+    b = randn((32, 16), torch.float32, device, rng).requires_grad_()
+    tilelab.matmul(a, b, path=path, precision="ieee").sum().backward()
+    ones = torch.ones(16, 16, dtype=torch.float64, device=device)
+    assert relative_error(a.grad, ones @ b.detach().double().T) < 1e-5
+    assert relative_error(b.grad, a.detach().double().T @ ones) < 1e-5
