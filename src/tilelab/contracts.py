@@ -106,6 +106,15 @@ def require_runnable_device(tensors: dict[str, torch.Tensor]) -> torch.device:
     raise DeviceError(f"{first} is on {device}; tilelab kernels run on CUDA devices (or the CPU interpreter)")
 
 
+def require_dot_dtype_runs_here(t: torch.Tensor, name: str) -> None:
+    """Refuse bfloat16 operands of a tl.dot under Triton's interpreter: Triton 3.6's interpreter computes a bfloat16
+    dot wrongly (results about 1e10 off), and a wrong answer without an error is the worst outcome."""
+    if t.dtype == torch.bfloat16 and env.interpreting():
+        raise DTypeError(f"{name} is bfloat16, and Triton 3.6's interpreter (TRITON_INTERPRET=1, how kernels run "
+                         "without a GPU) computes a bfloat16 tl.dot wrongly: run bfloat16 on a GPU, or pass float16 "
+                         "or float32 here")
+
+
 def broadcast_batch(a_batch: torch.Size, b_batch: torch.Size) -> torch.Size:
     """The broadcast of two batch shapes, or a ShapeError naming both."""
     try:

@@ -69,3 +69,4 @@ def test_a_bias_alone_that_requires_grad_gets_its_gradient(activation, device, r
     (y if activation is None else torch.nn.functional.gelu(y)).backward(grad.double())
     err = (bias.grad.double() - b64.grad).norm() / b64.grad.norm()
     assert err < 1e-5, f"bias.grad: relative error {err:.2e}"
+

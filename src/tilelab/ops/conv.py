@@ -285,6 +285,8 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
 
     geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
                       dilation, groups, precision, config, silu)
+    if not uses_direct_kernel(geometry):  # the implicit GEMM's tl.dot; the direct kernel has none
+        contracts.require_dot_dtype_runs_here(x, "x")
     if torch.is_grad_enabled() and any(t is not None and t.requires_grad
                                        for t in (x, weight, bias, bn_weight, bn_bias)):
         return _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, geometry,

@@ -293,6 +293,7 @@ def _check(x, weight, bias, activation, precision, path, config) -> None:
         contracts.require_tensor(bias, "bias")
         operands["bias"] = bias
     contracts.require_runnable_device(operands)
+    contracts.require_dot_dtype_runs_here(x, "x")
     n, k = weight.shape
     if x.shape[-1] != k:
         raise contracts.ShapeError(f"x's last dimension must be weight's K: x is {tuple(x.shape)} "

@@ -640,6 +640,7 @@ def _check(a, b, out_dtype, precision, path, config):
     contracts.require_dtype(b, "b", INPUT_DTYPES)
     contracts.require_same_dtype({"a": a, "b": b})
     contracts.require_runnable_device({"a": a, "b": b})
+    contracts.require_dot_dtype_runs_here(a, "a")
     if out_dtype is not None:
         if not isinstance(out_dtype, torch.dtype):
             raise contracts.InputTypeError(f"out_dtype must be a torch.dtype, got {type(out_dtype).__name__}")
