@@ -363,6 +363,21 @@ def test_fp8_empty_and_zero_k(device):
     assert out.shape == (4, 16) and (out == 0).all()
 
 
+def test_fp8_inputs_that_require_grad_are_refused_not_dropped(device, rng):
+    """scaled_matmul has no backward: with grad enabled it refuses, naming the tensor, where it returned a result
+    without a gradient (a library user's review); under no_grad the same call runs."""
+    a, b = fp8_pair(16, 16, 32, device, rng, spread=2.0)
+    for name in ("scale_a", "scale_b"):
+        scales = {"scale_a": torch.ones(1, device=device), "scale_b": torch.ones(1, device=device)}
+        scales[name].requires_grad_()
+        with pytest.raises(tilelab.ContractError, match=f"{name} requires grad, but scaled_matmul has no backward"):
+            scaled_matmul(a, b, scales["scale_a"], scales["scale_b"])
+        with torch.no_grad():
+            out = scaled_matmul(a, b, scales["scale_a"], scales["scale_b"], out_dtype=torch.float32)
+        want = a.double() @ b.double()
+        assert not out.requires_grad and relative_error(out, want) < 1e-5
+
+
 # -- scaled_matmul contracts ---------------------------------------------------------------------
 
 

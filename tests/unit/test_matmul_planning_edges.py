@@ -60,3 +60,19 @@ def test_rows_that_overlap_are_no_descriptor_s_and_take_the_pointer_kernel(row_s
     assert matmul_op.describe_plan(a, b)["path"] == "pointer"
     out = tilelab.matmul(a, b, precision="ieee")
     assert_matches_reference(out, a, b, precision="ieee", label=f"rows {row_stride} elements apart")
+
+
+def test_a_config_with_split_k_takes_the_split_k_path_and_no_other(device, rng, poisoned_outputs):
+    """A HopperConfig's split_k was ignored without path='splitk' (a library user's review): path=None now takes
+    the split-K path, and any other path is refused by name."""
+    from tilelab.ops.matmul_hopper import HopperConfig
+
+    a, b = randn((16, 96), torch.float32, device, rng), randn((96, 24), torch.float32, device, rng)
+    config = HopperConfig(16, 16, 32, num_warps=4, num_stages=1, epilogue_subtile=False, split_k=3)
+    assert matmul_op.describe_plan(a, b, config=config)["path"] == "splitk"
+    out = tilelab.matmul(a, b, config=config, precision="ieee")
+    assert_matches_reference(out, a, b, precision="ieee")
+    for path in ("pointer", "descriptor", "persistent"):
+        with pytest.raises(tilelab.ContractError, match=f"config.split_k=3 slices K on path='splitk' only .*; got "
+                                                        f"path='{path}'"):
+            tilelab.matmul(a, b, config=config, path=path)

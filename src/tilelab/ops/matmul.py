@@ -418,7 +418,8 @@ def plan_matmul(a3: torch.Tensor, b3: torch.Tensor, path: str | None, precision:
         if config is not None:
             raise contracts.ContractError("path='pingpong' has one configuration (tilelab.ops.matmul_pingpong."
                                           "DEFAULT_CONFIG); leave config=None")
-    elif path is None and config is None and _split_k_pays_off(a3.device, batch, m, n, k):
+    elif path is None and (getattr(config, "split_k", 1) > 1  # a HopperConfig that asks for slices of K
+                           or config is None and _split_k_pays_off(a3.device, batch, m, n, k)):
         path = "splitk"
     elif path in (None, "descriptor") and isinstance(config, Config) and tuning.is_wide(config):
         if not tma_ok:  # wide tiles run on the descriptor path only
@@ -686,6 +687,9 @@ def _check_tile(config: Config, path: str | None) -> None:
     contracts.require_launch_counts(config)
     if hasattr(config, "split_k"):  # a HopperConfig
         contracts.require_config_int(config, "split_k", high=tuning.SPLIT_K_LIMIT)
+        if config.split_k > 1 and path not in (None, "splitk"):
+            raise contracts.ContractError(f"config.split_k={config.split_k} slices K on path='splitk' only (path=None "
+                                          f"takes it); got path={path!r}")
         for flag in ("epilogue_subtile", "warp_specialize", "flatten"):
             contracts.require_bool(getattr(config, flag), f"config.{flag}")
 

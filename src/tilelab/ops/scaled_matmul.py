@@ -53,6 +53,13 @@ def _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config=None) -> No
         if s.numel() != 1:
             raise contracts.ShapeError(f"{name} must hold exactly one element (a per-tensor scale); got shape "
                                        f"{tuple(s.shape)}")
+    if torch.is_grad_enabled():
+        wants_grad = [name for name, x in (("a", a), ("b", b), ("scale_a", scale_a), ("scale_b", scale_b))
+                      if x.requires_grad]
+        if wants_grad:  # a result without a gradient would drop it silently
+            raise contracts.ContractError(f"{wants_grad[0]} requires grad, but scaled_matmul has no backward (nor "
+                                          "has torch._scaled_mm): detach the inputs, or call it under "
+                                          "torch.no_grad()")
     if not isinstance(out_dtype, torch.dtype):
         raise contracts.InputTypeError(f"out_dtype must be a torch.dtype, got {type(out_dtype).__name__}")
     if out_dtype not in OUTPUT_DTYPES:
@@ -212,6 +219,8 @@ def _replay_key(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config) -> tu
     tensors = (a, b, scale_a, scale_b)
     if not all(isinstance(x, torch.Tensor) for x in tensors) or not a.is_cuda:
         return None
+    if torch.is_grad_enabled() and any(x.requires_grad for x in tensors):
+        return None  # the contract check refuses it: no replay recorded without grad may stand in
     if not (isinstance(out_dtype, torch.dtype) and isinstance(use_fast_accum, bool)
             and (config is None or isinstance(config, HopperConfig))):
         return None  # let the contract check report it
