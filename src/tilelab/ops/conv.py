@@ -277,6 +277,11 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     register cap (`maxnreg`, 0 for none). `silu=False` stops after the batch norm. An input that requires grad
     goes through `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
     """
+    if torch.compiler.is_compiling():  # traced: only the op has a fake implementation (no data pointers)
+        geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
+                          dilation, groups, precision, config, silu)
+        return _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, geometry,
+                               precision, config, silu)
     per_channel = (bias, running_mean, running_var, bn_weight, bn_bias)
     key = _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, precision, config, silu)
     replay = _REPLAYS.get(key) if key is not None else None

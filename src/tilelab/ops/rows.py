@@ -71,6 +71,10 @@ def row_warps(elements: int) -> int:
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """torch.softmax(x, dim) in float32 arithmetic, in x's dtype and shape: contiguous when dim is the last,
     else a view of memory in which dim is innermost (the kernel's rows)."""
+    if torch.compiler.is_compiling():  # traced: only the op has a fake implementation (no data pointers)
+        import tilelab.library  # noqa: F401  registers the op on first use
+
+        return torch.ops.tilelab.softmax(x, dim)
     key = _softmax_key(x, dim)
     replay = _REPLAYS.get(key) if key is not None else None
     if replay is not None and matmul_op._no_launch_hooks():
@@ -112,6 +116,12 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
     before a transformer's norm, fused, its sum written once for the next layer to add to. Returns y (and h)
     contiguous, in x's dtype.
     """
+    if torch.compiler.is_compiling():  # traced: only the ops have fake implementations (no data pointers)
+        import tilelab.library  # noqa: F401  registers the ops on first use
+
+        if residual is None:
+            return torch.ops.tilelab.rmsnorm(x, weight, float(eps))
+        return torch.ops.tilelab.residual_rmsnorm(x, residual, weight, float(eps))
     key = _rmsnorm_key(x, weight, eps, residual)
     replay = _REPLAYS.get(key) if key is not None else None
     if replay is not None and matmul_op._no_launch_hooks():
