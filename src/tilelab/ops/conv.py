@@ -262,20 +262,21 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     `running_mean`, `running_var`, `bn_weight` (gamma) and `bn_bias` (beta) are per output channel. x is
     [batch, C_in, H, W] in NCHW or channels-last storage (or any strided view); the output has x's memory
     format, as torch's convolution gives. `stride`, `padding` and `dilation` are an int or a pair;
-    `padding` may also be "valid" or "same" (stride 1). `groups` splits the channels as in torch: weight is
+    `padding` may also be "valid" or "same" (stride 1, and odd filter extents: torch's uneven padding for an
+    even one is refused). `groups` splits the channels as in torch: weight is
     [C_out, C_in / groups, KH, KW], and C_in and C_out must be multiples of groups (groups = C_in: depthwise).
 
     Depthwise convolutions (and groups under 16 input channels that cannot share a tile) run on a direct kernel
     of float32 FMAs, the others on the implicit GEMM, small groups (ResNeXt's 4 or 8 channels) several to a tile
     (`uses_direct_kernel`, `groups_per_tile`; `describe_plan` says which).
-    float16/bfloat16 accumulate in float32 and return the input dtype; float32 takes `precision` ("tf32" by
-    default: tensor cores; "ieee" gives them up, as for `tilelab.matmul`) on the implicit GEMM, and is exact
-    float32 on the direct kernel whatever the precision. `config` forces a named ("seed": the seed chapter's
-    32/32/32) or explicit `Config` instead of the tuned one; on the direct kernel its block_m is the tile's
-    output pixels and block_n its output channels, at most 64 float32 sums per thread (block_m * block_n <=
-    64 * 32 * num_warps); a `ConvConfig` adds split-K (`split_k` slices, the implicit GEMM only) and ptxas's
-    register cap (`maxnreg`, 0 for none). `silu=False` stops after the batch norm. An input that requires grad
-    goes through `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
+    float16/bfloat16 accumulate in float32 and return the input dtype; float32 takes `precision` ("tf32" by default:
+    tensor cores; "ieee" gives them up, as for `tilelab.matmul`) on the implicit GEMM, and is exact float32 on the
+    direct kernel whatever the precision. `config` forces a named ("seed": the seed chapter's 32/32/32;
+    "interpreter": the one tile the interpreter runs) or explicit `Config` instead of the tuned one; on the direct
+    kernel its block_m is the tile's output pixels and block_n its output channels, at most 64 float32 sums per
+    thread (block_m * block_n <= 64 * 32 * num_warps); a `ConvConfig` adds split-K (`split_k` slices, the implicit
+    GEMM only) and ptxas's register cap (`maxnreg`, 0 for none). `silu=False` stops after the batch norm. An input
+    that requires grad goes through `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
     """
     if torch.compiler.is_compiling():  # traced: only the op has a fake implementation (no data pointers)
         geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
@@ -811,8 +812,8 @@ def _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bi
     forward with torch's own ops."""
     if isinstance(config, Config):
         raise contracts.ContractError(
-            "config must be a name (e.g. 'seed') when an input requires grad: the autograd op carries only "
-            "names; pass an explicit Config under torch.no_grad()")
+            "config must be a name (e.g. 'seed') when an input requires grad, or under torch.compile: the op "
+            "carries only names; pass an explicit Config to an eager call under torch.no_grad()")
     import tilelab.library  # noqa: F401  registers the op on first use
 
     return torch.ops.tilelab.conv2d_bn_silu(x, weight, bias, running_mean, running_var, bn_weight, bn_bias,

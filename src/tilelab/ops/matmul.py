@@ -1016,9 +1016,11 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     copying B; the default there when its tiles fill the SMs) or "pingpong"
     (fp16/bf16 on Hopper, two warp groups taking turns on whole tiles; the
     default instead of "persistent" when K is short or its smaller tiles
-    fill the last wave better). `config` forces a named
-    ("fixed") or explicit `Config` instead of the tuned choice. An input that
-    requires grad goes through `torch.ops.tilelab.matmul`, which has a backward.
+    fill the last wave better). `config` forces a named ("fixed", or
+    "interpreter": the one tile the interpreter runs) or explicit `Config`
+    instead of the tuned choice. An input that requires grad goes through
+    `torch.ops.tilelab.matmul`, which has a backward and carries only names,
+    so an explicit `Config` is refused then (pass it under torch.no_grad()).
 
     The TMA paths store C into rows padded to 16 bytes, or to whole 128-byte
     lines when a row fills one (`output_row_stride`), and return the [.., N]
@@ -1276,8 +1278,8 @@ def _differentiable(a, b, out_dtype, precision, path, config) -> torch.Tensor:
     """Route through `torch.ops.tilelab.matmul`, which has a backward (tilelab/library.py)."""
     if isinstance(config, Config):
         raise contracts.ContractError(
-            "config must be a name (e.g. 'fixed') when an input requires grad: the autograd op carries only "
-            "names; pass an explicit Config under torch.no_grad()"
+            "config must be a name (e.g. 'fixed') when an input requires grad, or under torch.compile: the op "
+            "carries only names; pass an explicit Config to an eager call under torch.no_grad()"
         )
     import tilelab.library  # noqa: F401  registers the op on first use
 
