@@ -375,7 +375,7 @@ def test_fp8_inputs_that_require_grad_are_refused_not_dropped(device, rng):
         with torch.no_grad():
             out = scaled_matmul(a, b, scales["scale_a"], scales["scale_b"], out_dtype=torch.float32)
         want = a.double() @ b.double()
-        assert not out.requires_grad and relative_error(out, want) < 1e-5
+        assert not out.requires_grad and relative_error(out, want) < 1e-3  # Hopper's fp8 sums keep fewer bits
 
 
 # -- scaled_matmul contracts ---------------------------------------------------------------------

@@ -328,3 +328,4 @@ def _check(x, weight, bias, activation, precision, path, config) -> None:
                 f"config.block_n={config.block_n} is a wide tile, whose kernel has no fused epilogue; pass a "
                 "power of two")
         matmul_op._check_tile(config, "pointer")
+        matmul_op.check_split_k_path(config, path)

@@ -663,12 +663,22 @@ def _check(a, b, out_dtype, precision, path, config):
         contracts.require_choice(config, "config", tuning.NAMED_CONFIGS)
     if isinstance(config, Config):
         _check_tile(config, path)
+        check_split_k_path(config, path)
     k_a = a.shape[-1]
     k_b = b.shape[0] if b.dim() == 1 else b.shape[-2]
     if k_a != k_b:
         raise contracts.ShapeError(
             f"inner dimensions differ: a is {tuple(a.shape)} (K={k_a}) but b is {tuple(b.shape)} (K={k_b})"
         )
+
+
+def check_split_k_path(config, path: str | None) -> None:
+    """A HopperConfig's split_k > 1 slices K on the split-K path, which path=None takes; another path would ignore
+    it, so it is refused by name."""
+    split_k = getattr(config, "split_k", 1)
+    if split_k > 1 and path not in (None, "splitk"):
+        raise contracts.ContractError(f"config.split_k={split_k} slices K on path='splitk' only (path=None takes "
+                                      f"it); got path={path!r}")
 
 
 def _check_tile(config: Config, path: str | None) -> None:
@@ -687,9 +697,6 @@ def _check_tile(config: Config, path: str | None) -> None:
     contracts.require_launch_counts(config)
     if hasattr(config, "split_k"):  # a HopperConfig
         contracts.require_config_int(config, "split_k", high=tuning.SPLIT_K_LIMIT)
-        if config.split_k > 1 and path not in (None, "splitk"):
-            raise contracts.ContractError(f"config.split_k={config.split_k} slices K on path='splitk' only (path=None "
-                                          f"takes it); got path={path!r}")
         for flag in ("epilogue_subtile", "warp_specialize", "flatten"):
             contracts.require_bool(getattr(config, flag), f"config.{flag}")
 
