@@ -96,6 +96,10 @@ def require_runnable_device(tensors: dict[str, torch.Tensor]) -> torch.device:
     if device.type == "cuda":
         return device
     if device.type == "cpu" and env.interpreting():
+        if env.triton_imported_for_a_gpu():
+            raise DeviceError(f"{next(iter(devices))} is a CPU tensor and TRITON_INTERPRET=1, but triton was imported "
+                              "before that was set, so its own functions are built for a GPU: set TRITON_INTERPRET=1 "
+                              "before importing triton (first thing in the script, or in the shell)")
         return device
     first = next(iter(devices))
     if device.type == "cpu":

@@ -11,6 +11,16 @@ def interpreting() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0") == "1"
 
 
+def triton_imported_for_a_gpu() -> bool:
+    """Whether triton was imported while TRITON_INTERPRET was off: its own @triton.jit functions (tl.cdiv's, say) are
+    then JIT functions for a GPU, and the interpreter cannot call them ("Cannot call @triton.jit'd outside of the
+    scope of a kernel"). Only asked when a kernel is about to run on the interpreter."""
+    import sys
+
+    standard = sys.modules.get("triton.language.standard")
+    return standard is not None and type(standard.cdiv).__name__ == "JITFunction"
+
+
 def has_cuda() -> bool:
     return torch.cuda.is_available()
 

@@ -77,3 +77,29 @@ def test_a_bare_string_is_one_choice_not_its_letters():
     assert contracts.as_choices(["pointer", None], "paths", (None, "pointer")) == ("pointer", None)
     with pytest.raises(tilelab.ContractError, match="paths must be one of None, 'pointer'; got 'p'"):
         contracts.as_choices(("p",), "paths", (None, "pointer"))
+
+
+def test_interpreting_after_triton_was_imported_for_a_gpu_is_a_device_error_saying_so(tmp_path):
+    """TRITON_INTERPRET=1 set after `import triton` left triton's own functions built for a GPU, and the call
+    failed deep in Triton ("Cannot call @triton.jit'd outside of the scope of a kernel"; a library user's review).
+    A fresh process, since this one's triton is already imported one way."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "late.py"
+    script.write_text("import os\nimport torch\nimport triton  # noqa: F401\nimport tilelab\n"
+                      "os.environ['TRITON_INTERPRET'] = '1'\n"
+                      "try:\n    tilelab.matmul(torch.randn(4, 4), torch.randn(4, 4))\n"
+                      "except tilelab.DeviceError as error:\n    print('DeviceError:', error)\n")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(Path(tilelab.__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert "DeviceError: a is a CPU tensor and TRITON_INTERPRET=1, but triton was imported before that was set" \
+        in done.stdout, done.stdout + done.stderr
+    # After `import tilelab` (which does not import triton) it is not too late: SETUP.md says so.
+    script.write_text("import os\nimport torch\nimport tilelab\nos.environ['TRITON_INTERPRET'] = '1'\n"
+                      "print(tuple(tilelab.matmul(torch.ones(4, 4), torch.ones(4, 4))[0].tolist()))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert done.stdout.strip() == "(4.0, 4.0, 4.0, 4.0)", done.stdout + done.stderr
