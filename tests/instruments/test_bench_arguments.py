@@ -53,6 +53,51 @@ def test_an_output_that_cannot_be_written_exits_2_before_any_work(places, capsys
     assert not list(places.rglob("*.partial"))
 
 
+def test_a_symbolic_link_or_a_device_is_refused_not_replaced(tmp_path, capsys, monkeypatch):
+    """The result replaces --output: a link (or /dev/null) would become a plain file (an instruments review)."""
+    monkeypatch.setattr(sweep, "run", _must_not_run)
+    target = tmp_path / "real.json"
+    target.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    code, err = bench(capsys, *TINY, "--output", str(link))
+    assert code == 2 and f"--output {link} is a symbolic link" in err, err
+    assert link.is_symlink() and target.read_text() == "{}"
+    if Path("/dev/null").exists():
+        code, err = bench(capsys, *TINY, "--output", "/dev/null")
+        assert code == 2 and "--output /dev/null is not a regular file" in err, err
+        assert Path("/dev/null").is_char_device()
+
+
+def test_a_directory_that_takes_no_new_file_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    """The write goes through a sibling .partial file: an existing, writable output in a directory that takes no
+    new file passed the check, and the sweep ran before the write failed."""
+    monkeypatch.setattr(sweep, "run", _must_not_run)
+    output = tmp_path / "out.json"
+    output.write_text("{}")
+    real_touch = Path.touch
+
+    def no_new_files(self, *args, **kwargs):
+        if self.name.endswith(".partial"):
+            raise PermissionError(13, "Permission denied")
+        return real_touch(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "touch", no_new_files)
+    code, err = bench(capsys, *TINY, "--output", str(output))
+    assert code == 2 and f"--output {output} cannot be written (Permission denied)" in err, err
+
+
+@no_gpu
+@pytest.mark.parametrize("argv, message", [
+    (("--op", "nope"), "unknown op 'nope'"),
+    (("--shape", "0", "4", "4"), "--shape: every number must be >= 1"),
+    (("--variants", "bogus"), "unknown variant(s) bogus"),
+])
+def test_without_a_gpu_a_bad_argument_to_a_timing_run_is_exit_2_not_3(capsys, argv, message):
+    code, err = bench(capsys, "--no-progress", *argv)
+    assert code == 2 and message in err, err
+
+
 def test_a_failed_final_write_exits_1_and_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
     def full_disk(self, target):
         raise OSError(28, "No space left on device")
@@ -216,7 +261,7 @@ def test_report_outputs_that_cannot_be_written_exit_2(places, capsys, monkeypatc
 
 
 @pytest.mark.parametrize("command, foreign", [
-    ("calibrate", ["every variant was correct", "  1  "]),
+    ("calibrate", ["every variant was correct", "  130 "]),
     ("report", ["every variant was correct", "  1  ", "  3  "]),
 ])
 def test_subcommands_list_their_own_exit_codes(capsys, command, foreign):
@@ -241,3 +286,4 @@ def test_a_check_only_plot_has_no_empty_legends(tmp_path, capsys):
         warnings.simplefilter("always")
         assert cli.main(["report", str(path), "--plot", str(tmp_path / "check.png")]) == 0
     assert not [w for w in caught if "legend" in str(w.message)]
+

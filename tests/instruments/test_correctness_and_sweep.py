@@ -67,6 +67,12 @@ VARIANTS = [
 ]
 
 
+def test_all_among_other_variant_names_means_all():
+    assert registry.select_variants(VARIANTS, ["all", "fast"]) == VARIANTS
+    with pytest.raises(KeyError, match="unknown variant.s. bogus; known: all, torch, fast, wrong, extra"):
+        registry.select_variants(VARIANTS, ["bogus"])
+
+
 def test_select_variants():
     assert [v.name for v in registry.select_variants(VARIANTS, None)] == ["torch", "fast", "wrong"]
     assert [v.name for v in registry.select_variants(VARIANTS, ["fast"])] == ["torch", "fast"]  # baseline kept

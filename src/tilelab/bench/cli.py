@@ -35,6 +35,7 @@ EXIT_CODES_HELP = """exit codes:
 
 CALIBRATE_EXIT_CODES_HELP = """exit codes:
   0  measured, cached (and written to --output)
+  1  measured, but --output could not be written after all (a disk that filled since the check)
   2  bad arguments (a --device this machine lacks, an --output that cannot be written)
   3  no CUDA GPU
 """
@@ -81,9 +82,15 @@ def _png_path(text: str) -> Path:
 
 def _unwritable(path: Path) -> str | None:
     """Why `path` cannot be written as a file, or None. It creates missing parent directories (the write would
-    anyway) and never truncates an existing file."""
+    anyway) and never truncates an existing file. The write goes to a sibling `.partial` file that then replaces
+    `path`, so the directory must take a new file, and `path` itself must be a regular file or nothing: a symbolic
+    link or a device (/dev/null) would be replaced by a file."""
+    if path.is_symlink():
+        return "is a symbolic link: name the file itself (the result replaces what is there)"
     if path.is_dir():
         return "is a directory"
+    if path.exists() and not path.is_file():
+        return "is not a regular file (a device or a pipe): the result would replace it; name a file"
     existing = next((p for p in path.absolute().parents if p.exists()), None)
     if existing is not None and not existing.is_dir():
         return f"cannot be created: {existing} is not a directory"
@@ -94,6 +101,9 @@ def _unwritable(path: Path) -> str | None:
             pass
         if not existed:
             path.unlink()
+        partial = path.with_name(path.name + ".partial")  # what the write creates next to it, then renames
+        partial.touch()
+        partial.unlink()
     except OSError as exc:
         return f"cannot be written ({exc.strerror or exc})"
     return None
@@ -211,6 +221,11 @@ def bench_command(argv: list[str]) -> int:
 
     on_gpu = torch.cuda.is_available()
     if not on_gpu and not args.check_only:
+        try:  # a bad argument is exit 2 here too, not hidden behind the missing GPU
+            plan_run(args, torch.device("cpu"), small=False)
+        except UsageError as exc:
+            print(f"kernel-bench: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         print(_no_gpu_message("timing"), file=sys.stderr)
         return EXIT_NO_GPU
     problem = _device_problem(args.device) if on_gpu else None
@@ -481,7 +496,12 @@ def calibrate_command(argv: list[str]) -> int:
         print(f"kernel-bench calibrate: warning: could not cache the ceilings in {cached} ({exc.strerror or exc}); "
               "set TILELAB_CACHE_DIR to a directory you can write, or pass the file with --ceilings", file=sys.stderr)
     if args.output:
-        roofline.save_calibration(data, args.output)
+        try:
+            roofline.save_calibration(data, args.output)
+        except OSError as exc:  # checked before measuring, but a disk can fill or a directory vanish since
+            print(f"kernel-bench calibrate: could not write --output {args.output} ({exc.strerror or exc})",
+                  file=sys.stderr)
+            return 1
 
     sheet = data["datasheet"] or {}
     table = Table(title=f"ceilings of {data['gpu_name']}")

@@ -108,11 +108,11 @@ def select_variants(variants: list[Variant], wanted: list[str] | None) -> list[V
     """The default variants, or those named (plus the baseline, which speedups need); 'all' means all."""
     if not wanted:
         return [v for v in variants if v.default]
-    if wanted == ["all"]:
+    if "all" in wanted:  # all of them: other names add nothing
         return list(variants)
     by_name = {v.name: v for v in variants}
     unknown = [w for w in wanted if w not in by_name]
     if unknown:
-        raise KeyError(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(by_name)}")
+        raise KeyError(f"unknown variant(s) {', '.join(unknown)}; known: all, {', '.join(by_name)}")
     chosen = [v for v in variants if v.name in wanted or v.baseline]
     return chosen
