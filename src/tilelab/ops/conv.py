@@ -278,23 +278,18 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     GEMM only) and ptxas's register cap (`maxnreg`, 0 for none). `silu=False` stops after the batch norm. An input
     that requires grad goes through `torch.ops.tilelab.conv2d_bn_silu`, which has a backward.
     """
-    if torch.compiler.is_compiling():  # traced: only the op has a fake implementation (no data pointers)
-        geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
-                          dilation, groups, precision, config, silu)
-        return _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, geometry,
-                               precision, config, silu)
+    traced = torch.compiler.is_compiling()  # then only the op has a fake implementation (no data pointers)
     per_channel = (bias, running_mean, running_var, bn_weight, bn_bias)
-    key = _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, precision, config, silu)
+    key = None if traced else _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, precision,
+                                          config, silu)
     replay = _REPLAYS.get(key) if key is not None else None
     if replay is not None and matmul_op._no_launch_hooks():
         return replay(x, weight, per_channel)
 
     geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
                       dilation, groups, precision, config, silu)
-    if not uses_direct_kernel(geometry):  # the implicit GEMM's tl.dot; the direct kernel has none
-        contracts.require_dot_dtype_runs_here(x, "x")
-    if torch.is_grad_enabled() and any(t is not None and t.requires_grad
-                                       for t in (x, weight, bias, bn_weight, bn_bias)):
+    if traced or torch.is_grad_enabled() and any(t is not None and t.requires_grad
+                                                 for t in (x, weight, bias, bn_weight, bn_bias)):
         return _differentiable(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, geometry,
                                precision, config, silu)
     y = _allocate_output(x, geometry)
@@ -419,6 +414,8 @@ def _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, 
         raise contracts.ShapeError(
             f"the filter ({kh}x{kw}, dilation {dilation}) does not fit in x's {h}x{w} image with padding "
             f"{padding}: the output would be {geometry.oh}x{geometry.ow}")
+    if not uses_direct_kernel(geometry):  # the implicit GEMM's tl.dot; the direct kernel has none
+        contracts.require_dot_dtype_runs_here(x, "x")
     bundles = geometry.groups // geometry.bundle
     if not uses_direct_kernel(geometry) and bundles > matmul_op.MAX_GRID_Y:
         raise contracts.ShapeError(

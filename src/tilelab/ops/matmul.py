@@ -1034,15 +1034,14 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
     view: for N = 1000 in fp16, strides (1024, 1). Where the layout matters
     (`.view`, a C extension), call `.contiguous()` on the result.
     """
-    if torch.compiler.is_compiling():  # traced: only the op has a fake implementation (no data pointers)
-        return _differentiable(a, b, out_dtype, precision, path, config)
-    key = _replay_key(a, b, out_dtype, precision, path, config)
+    traced = torch.compiler.is_compiling()  # then only the op has a fake implementation (no data pointers)
+    key = None if traced else _replay_key(a, b, out_dtype, precision, path, config)
     replay = _REPLAYS.get(key) if key is not None else None
     if replay is not None and _no_launch_hooks():
         return replay(a, b)
 
     _check(a, b, out_dtype, precision, path, config)
-    if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
+    if traced or (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
         return _differentiable(a, b, out_dtype, precision, path, config)
     out_dtype = out_dtype or a.dtype
     p = _as_gemm(a, b)

@@ -71,11 +71,8 @@ def row_warps(elements: int) -> int:
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """torch.softmax(x, dim) in float32 arithmetic, in x's dtype and shape: contiguous when dim is the last,
     else a view of memory in which dim is innermost (the kernel's rows)."""
-    if torch.compiler.is_compiling():  # traced: only the op has a fake implementation (no data pointers)
-        import tilelab.library  # noqa: F401  registers the op on first use
-
-        return torch.ops.tilelab.softmax(x, dim)
-    key = _softmax_key(x, dim)
+    traced = torch.compiler.is_compiling()  # then only the op has a fake implementation (no data pointers)
+    key = None if traced else _softmax_key(x, dim)
     replay = _REPLAYS.get(key) if key is not None else None
     if replay is not None and matmul_op._no_launch_hooks():
         y = torch.empty_like(x, memory_format=torch.contiguous_format)
@@ -87,7 +84,7 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
         raise contracts.ShapeError(f"dim={dim} is out of range for x of shape {tuple(x.shape)}")
     if x.dim() == 0:  # one value, its own row (torch allows dim 0 or -1 here)
         return softmax(x.reshape(1)).reshape(())
-    if torch.is_grad_enabled() and x.requires_grad:
+    if traced or torch.is_grad_enabled() and x.requires_grad:
         import tilelab.library  # noqa: F401  registers the op on first use
 
         return torch.ops.tilelab.softmax(x, dim)
@@ -116,13 +113,8 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
     before a transformer's norm, fused, its sum written once for the next layer to add to. Returns y (and h)
     contiguous, in x's dtype.
     """
-    if torch.compiler.is_compiling():  # traced: only the ops have fake implementations (no data pointers)
-        import tilelab.library  # noqa: F401  registers the ops on first use
-
-        if residual is None:
-            return torch.ops.tilelab.rmsnorm(x, weight, float(eps))
-        return torch.ops.tilelab.residual_rmsnorm(x, residual, weight, float(eps))
-    key = _rmsnorm_key(x, weight, eps, residual)
+    traced = torch.compiler.is_compiling()  # then only the ops have fake implementations (no data pointers)
+    key = None if traced else _rmsnorm_key(x, weight, eps, residual)
     replay = _REPLAYS.get(key) if key is not None else None
     if replay is not None and matmul_op._no_launch_hooks():
         y = torch.empty_like(x)
@@ -143,7 +135,7 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
         contracts.require_same_dtype({"x": x, "residual": residual})
         contracts.require_runnable_device({"x": x, "residual": residual})
     eps = contracts.as_finite_nonnegative(eps, "eps")
-    if torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, residual)):
+    if traced or torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, residual)):
         import tilelab.library  # noqa: F401  registers the op on first use
 
         if residual is None:
