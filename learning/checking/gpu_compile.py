@@ -12,7 +12,6 @@ Usage (internal): python -m learning.checking.gpu_compile LEARNER_FILE LAUNCHES_
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -20,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .status import Status
+from .worker import _relative, load_module
 
 TARGET_NAME = "sm_90"
 TARGET_ARCH, WARP_SIZE = 90, 32
@@ -101,11 +101,7 @@ def explain_compilation_error(error, learner_file: Path) -> str:
         return why
     lineno = start + node.lineno
     text = file_lines[lineno - 1].strip() if lineno <= len(file_lines) else ""
-    try:
-        shown = Path(learner_file).resolve().relative_to(Path.cwd())
-    except ValueError:
-        shown = learner_file
-    return f"{why} ({shown}, line {lineno}{': ' + text if text else ''})"
+    return f"{why} ({_relative(learner_file)}, line {lineno}{': ' + text if text else ''})"
 
 
 def compile_launch(module, launch: dict, learner_file: Path) -> dict:
@@ -182,11 +178,8 @@ def main(argv: list[str]) -> int:
     """Write {"compiled": [compile_launch results]}, or {"unavailable": why} when this machine cannot compile."""
     learner_file, launches_file, result_file = (Path(a) for a in argv[:3])
     launches = [json.loads(s) for s in json.loads(launches_file.read_text())]
-    spec = importlib.util.spec_from_file_location("learner_compiled", learner_file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # Triton reads kernel source through the module
     try:
-        spec.loader.exec_module(module)
+        module = load_module("learner_compiled", learner_file)
     except Exception as error:  # noqa: BLE001 - the interpreter's run imported it; report, do not crash
         compiled = [{"kernel": "(import)", "ok": False,
                      "message": f"importing the file without the interpreter failed: {type(error).__name__}: "

@@ -49,6 +49,14 @@ def _interpreter_flags() -> list[str]:
     return flags
 
 
+def _run_child(module: str, arguments: list[str], env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """`python -m module arguments` from the repository root, with this interpreter's isolation flags and the
+    repository on PYTHONPATH; raises subprocess.TimeoutExpired past `timeout`."""
+    env = dict(env, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, *_interpreter_flags(), "-m", module, *arguments], cwd=REPO_ROOT, env=env,
+                          capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
 def _last_event(events_file: Path) -> dict:
     try:
         lines = events_file.read_text().splitlines()
@@ -129,13 +137,10 @@ def compile_for_gpu(path: Path, launches: list[str], timeout: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="tilelab-compile-") as scratch:
         launches_file, result_file = Path(scratch) / "launches.json", Path(scratch) / "compiled.json"
         launches_file.write_text(json.dumps(launches))
-        command = [sys.executable, *_interpreter_flags(), "-m", "learning.checking.gpu_compile",
-                   str(path.resolve()), str(launches_file), str(result_file)]
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
         try:
-            finished = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, timeout=timeout,
-                                      stdin=subprocess.DEVNULL)
+            finished = _run_child("learning.checking.gpu_compile",
+                                  [str(path.resolve()), str(launches_file), str(result_file)], env, timeout)
         except subprocess.TimeoutExpired:
             return {"name": PART_NAME, "status": Status.ERROR.value, "cases": 0,
                     "message": f"compiling the kernels took longer than {timeout:g} s"}
@@ -158,15 +163,11 @@ def _run_worker(exercise: Exercise, path: Path, seed: int, timeout: float, verbo
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tilelab-check-") as scratch:
         events_file, result_file = Path(scratch) / "events.jsonl", Path(scratch) / "result.json"
-        command = [sys.executable, *_interpreter_flags(), "-m", "learning.checking.worker",
-                   exercise.name, str(path.resolve()), str(seed), str(events_file), str(result_file)]
-        if verbose:
-            command.append("--verbose")
+        arguments = [exercise.name, str(path.resolve()), str(seed), str(events_file), str(result_file)]
         env = dict(os.environ, PYTHONUNBUFFERED="1", **(extra_env or {}))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
         try:
-            finished = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True,
-                                      timeout=timeout, stdin=subprocess.DEVNULL)
+            finished = _run_child("learning.checking.worker", arguments + (["--verbose"] if verbose else []), env,
+                                  timeout)
         except subprocess.TimeoutExpired as expired:
             event = _last_event(events_file)
             where = ""

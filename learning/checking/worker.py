@@ -69,7 +69,12 @@ def _ran_on(exercise: catalog.Exercise) -> str:
 
 
 def load_learner_module(exercise: catalog.Exercise, path: Path):
-    spec = importlib.util.spec_from_file_location(f"learner_{exercise.name}", path)
+    return load_module(f"learner_{exercise.name}", path)
+
+
+def load_module(name: str, path: Path):
+    """The file at `path` imported as module `name`, registered in sys.modules."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # Triton reads kernel source through the module
     spec.loader.exec_module(module)
