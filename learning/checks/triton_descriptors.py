@@ -48,15 +48,11 @@ def _fits_cases(trial, device):
     yield f"fp16 {rows}x{cols}", full(rows, cols), (cols * 2) % TMA_ALIGN == 0, "rows of 2 * cols bytes"
 
 
-def _tma_can_read(t: torch.Tensor) -> bool:
-    """TMA's rules for a 2-D operand read as it is (the rule `descriptor_fits` is checked against)."""
-    return (t.dim() == 2 and t.stride(1) == 1 and t.data_ptr() % TMA_ALIGN == 0
-            and (t.stride(0) * t.element_size()) % TMA_ALIGN == 0)
-
-
-def _strides_in_elements(t: torch.Tensor) -> bool:
-    """The rule with the row stride counted in elements instead of bytes: a mistake worth naming."""
-    return t.dim() == 2 and t.stride(1) == 1 and t.data_ptr() % TMA_ALIGN == 0 and t.stride(0) % TMA_ALIGN == 0
+def _tma_can_read(t: torch.Tensor, stride_in_elements: bool = False) -> bool:
+    """TMA's rules for a 2-D operand read as it is (the rule `descriptor_fits` is checked against); with
+    `stride_in_elements`, the row stride counted in elements instead of bytes, a mistake worth naming."""
+    row_stride = t.stride(0) if stride_in_elements else t.stride(0) * t.element_size()
+    return t.dim() == 2 and t.stride(1) == 1 and t.data_ptr() % TMA_ALIGN == 0 and row_stride % TMA_ALIGN == 0
 
 
 def check_descriptor_fits(module, trial) -> None:
@@ -67,7 +63,7 @@ def check_descriptor_fits(module, trial) -> None:
                 raise CheckFailure(f"descriptor_fits returned {got!r}; return True or False")
             if got != fits:
                 answer = "can" if fits else "cannot"
-                if got == _strides_in_elements(tensor):
+                if got == _tma_can_read(tensor, stride_in_elements=True):
                     rule = (f"{rule + '; ' if rule else ''}the 16 is bytes, and stride(0) counts elements: "
                             "stride(0) * element_size()")
                 raise CheckFailure(f"descriptor_fits({_describe(tensor)}) returned {got}, but TMA {answer} read it "
