@@ -80,6 +80,11 @@ def _png_path(text: str) -> Path:
     return Path(text)
 
 
+def _partial(output: Path) -> Path:
+    """Where a result is written before it replaces `output`, so that no half-written file is ever left."""
+    return output.with_name(output.name + ".partial")
+
+
 def _unwritable(path: Path) -> str | None:
     """Why `path` cannot be written as a file, or None. It creates missing parent directories (the write would
     anyway) and never truncates an existing file. The write goes to a sibling `.partial` file that then replaces
@@ -101,7 +106,7 @@ def _unwritable(path: Path) -> str | None:
             pass
         if not existed:
             path.unlink()
-        partial = path.with_name(path.name + ".partial")  # what the write creates next to it, then renames
+        partial = _partial(path)  # what the write creates next to it, then renames
         partial.touch()
         partial.unlink()
     except OSError as exc:
@@ -289,7 +294,7 @@ def bench_command(argv: list[str]) -> int:
         summary["aborted"] = aborted
         document.update(cases=results, summary=summary)
         text = json.dumps(schema.finite(document), indent=1, allow_nan=False) + "\n"
-        partial = output.with_name(output.name + ".partial")
+        partial = _partial(output)
         try:
             partial.write_text(text)
             partial.replace(output)  # never leave a half-written file behind
