@@ -230,12 +230,12 @@ def test_the_time_budget_abort_reads_as_a_sentence(tmp_path, capsys):
 @no_gpu
 def test_options_without_effect_get_a_note(tmp_path, capsys):
     code, err = bench(capsys, *TINY, "--timing", "graph", "--samples", "5", "--compile", "--torch-kernels",
-                      "--output", str(tmp_path / "b.json"))
+                      "--device", "7", "--output", str(tmp_path / "b.json"))
     assert code == 0, err
     notes = [line for line in err.splitlines() if line.startswith("kernel-bench: note:")]
     assert len(notes) == 1
     assert "--timing graph, --samples 5 ignored (--check-only times nothing)" in notes[0]
-    assert "--compile, --torch-kernels ignored (needs a CUDA GPU)" in notes[0]
+    assert "--compile, --torch-kernels, --device 7 ignored (needs a CUDA GPU)" in notes[0]
     code, err = bench(capsys, *TINY, "--output", str(tmp_path / "b.json"))
     assert code == 0 and "note:" not in err
 
@@ -287,3 +287,21 @@ def test_a_check_only_plot_has_no_empty_legends(tmp_path, capsys):
         assert cli.main(["report", str(path), "--plot", str(tmp_path / "check.png")]) == 0
     assert not [w for w in caught if "legend" in str(w.message)]
 
+
+
+@pytest.mark.parametrize("names", [",", " , ,", ""])
+def test_variants_that_name_nothing_exit_2(capsys, monkeypatch, names):
+    """`--variants ,` used to mean the defaults, as if the option were absent (an instruments review)."""
+    monkeypatch.setattr(sweep, "run", _must_not_run)
+    code, err = bench(capsys, *TINY, "--variants", names)
+    assert code == 2 and "--variants: no variant named in" in err, err
+
+
+def test_a_dtype_or_shape_given_twice_runs_once(tmp_path, capsys):
+    output = tmp_path / "b.json"
+    code, err = bench(capsys, *TINY, "--shape", "7", "5", "3", "--dtype", "float16", "float16",
+                      "--output", str(output))
+    assert code == 0, err
+    document = json.loads(output.read_text())
+    assert document["settings"]["dtypes"] == ["float16"]
+    assert [(case["shape"], case["dtype"]) for case in document["cases"]] == [([7, 5, 3], "float16")]

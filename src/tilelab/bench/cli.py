@@ -123,6 +123,14 @@ def _device_problem(index: int) -> str | None:
     return None
 
 
+def _variant_names(text: str) -> list[str]:
+    """`--variants a,b`: the names, empty items dropped; no name at all is an error, not 'the defaults'."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"no variant named in {text!r}; give names like torch,tilelab, or all")
+    return names
+
+
 def run_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kernel-bench",
@@ -141,7 +149,7 @@ def run_parser() -> argparse.ArgumentParser:
                         help="a shape in the op's order (matmul: M N K, bmm: batch M N K); repeat for several "
                              "(with --op all, each goes to the ops taking its count of numbers). "
                              "Default: the op's sweep (on the interpreter: its small check shapes)")
-    parser.add_argument("--variants", type=lambda s: [v for v in s.split(",") if v], action="extend",
+    parser.add_argument("--variants", type=_variant_names, action="extend",
                         help="comma-separated subset (torch is always kept), or 'all' for extras too")
     parser.add_argument("--compile", action="store_true", help="add a torch.compile baseline")
     parser.add_argument("--torch-kernels", action="store_true",
@@ -383,7 +391,7 @@ def plan_run(args, device, small: bool) -> tuple[list, list, object]:
         compile=args.compile, compile_mode=args.compile_mode, variants=args.variants,
         graph_calls=args.graph_calls, rounds=args.rounds, device=device,
     )
-    shapes = [tuple(s) for s in args.shape] if args.shape else None
+    shapes = list(dict.fromkeys(tuple(s) for s in args.shape)) if args.shape else None  # each shape once
     try:
         cases = sweep.plan_cases(ops, args.dtype, shapes, args.seed, small=small)
         for op in ops:  # fail on a misspelt --variants before any work
@@ -403,7 +411,8 @@ def _ignored_options(args, on_gpu: bool) -> str | None:
     untimed = [f"--{name.replace('_', '-')} {getattr(args, name)}"
                for name in ("timing", "cache", "warmup", "samples", "rounds", "graph_calls")
                if args.check_only and getattr(args, name) != defaults.get_default(name)]
-    gpu_only = [flag for flag, given in (("--compile", args.compile), ("--torch-kernels", args.torch_kernels))
+    gpu_only = [flag for flag, given in (("--compile", args.compile), ("--torch-kernels", args.torch_kernels),
+                                         (f"--device {args.device}", args.device != defaults.get_default("device")))
                 if given and not on_gpu]
     parts = []
     if untimed:
@@ -446,6 +455,7 @@ def _resolve_dtypes(args, ops: list, known_ops: list) -> str | None:
     if args.dtype is None:
         args.dtype = list(dict.fromkeys(op.dtypes[0] for op in ops))
         return None
+    args.dtype = list(dict.fromkeys(args.dtype))  # `--dtype float16 float16` runs each case once
     if args.op == "all":
         return None  # each op runs the dtypes it has
     op = ops[0]
