@@ -1,0 +1,213 @@
+"""Property-based tests of the public ops at the GPU's own scale (hypothesis): random shapes up to a few
+thousand a side, stored as they come in practice, on every kernel path, each result against float64.
+
+The interpreter's fuzz tests (`tests/interpreter/test_fuzz_interpreter.py`) keep sides below 71, so on a GPU
+they never reach what only large problems take: the persistent and pingpong kernels, A's rows read in classes,
+split-K through TMA, the registers kernel's tiles, wide tiles, the shipped tuning table's buckets. Here each
+example draws such a problem and checks it twice:
+
+1. a first call into an output poisoned with NaN (an element never written fails), and
+2. a replayed call: the inputs refilled in place with new values, the launch recorded by the first call run
+   again (`ops/matmul.py`'s `_REPLAYS`), its fresh output and any split-K workspace poisoned too.
+
+Replays live for the whole test, so a later example whose tensors land at a freed address with other strides
+meets the earlier examples' recordings: a replay key that forgets what a launch depends on gives a wrong answer.
+
+TILELAB_FUZZ_EXAMPLES sets the examples per test (default 25). Run on the H200 with:
+TILELAB_REQUIRE_GPU=1 PYTHONPATH=src python -m pytest tests/gpu/test_fuzz_gpu.py -q -n 16
+"""
+
+import contextlib
+import os
+
+import pytest
+import torch
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import tilelab
+from tests.interpreter.test_fuzz_interpreter import LAYOUTS, draw_values, stored
+from tests.interpreter.test_linear_interpreter import check as check_linear
+from tests.interpreter.test_rows_interpreter import assert_close
+from tilelab.ops import matmul as matmul_op
+from tilelab.reference import relative_error, rmsnorm_reference, softmax_reference, tolerance
+
+pytestmark = [pytest.mark.gpu]
+
+FUZZ = settings(max_examples=int(os.environ.get("TILELAB_FUZZ_EXAMPLES", "25")), deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+# Sides a model meets (powers of two, 1000s, ragged neighbours) and anything up to 2600.
+SIDE = st.one_of(st.sampled_from([1, 7, 16, 65, 127, 128, 255, 256, 512, 1000, 1024, 2048, 3000]),
+                 st.integers(1, 300), st.integers(300, 2600))
+MAX_PRODUCTS = 2**33  # batch * M * N * K: one example's kernels and float64 reference stay well under a second
+
+
+def draw_gemm(data, max_products=MAX_PRODUCTS) -> tuple[int, int, int]:
+    m, n, k = data.draw(SIDE, "m"), data.draw(SIDE, "n"), data.draw(SIDE, "k")
+    while m * n * k > max_products:  # shrink the largest side until the problem fits the budget
+        largest = max(m, n, k)
+        m, n, k = (side // 2 if side == largest else side for side in (m, n, k))
+    return m, n, k
+
+
+@contextlib.contextmanager
+def poisoned_allocations():
+    """Every buffer tilelab allocates for a result or a split-K workspace starts as NaN: a first call's output
+    (matmul's and linear's `_allocate_output`, scaled_matmul's) and a replayed launch's (`Tensor.new_empty`,
+    which the replays use)."""
+    from tilelab.ops import scaled_matmul as scaled_op
+
+    real_new_empty = torch.Tensor.new_empty
+
+    def poisoning(allocate):
+        def poisoned(*args, **kwargs):
+            out = allocate(*args, **kwargs)
+            (out._base if out._base is not None else out).fill_(float("nan"))
+            return out
+        return poisoned
+
+    def new_empty(self, *args, **kwargs):
+        out = real_new_empty(self, *args, **kwargs)
+        return out.fill_(float("nan")) if out.is_floating_point() else out
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matmul_op, "_allocate_output", poisoning(matmul_op._allocate_output))
+        patch.setattr(scaled_op, "_allocate_output", poisoning(scaled_op._allocate_output))
+        patch.setattr(torch.Tensor, "new_empty", new_empty)
+        yield
+
+
+def refill(tensors, data, dtype) -> None:
+    """New values in the same storage: a replay finds its recording under the same key."""
+    for x in tensors:
+        x.copy_(draw_values(data.draw, tuple(x.shape), dtype, x.device))
+
+
+def reference(a, b) -> torch.Tensor:
+    """A @ B in float64, on the GPU (the CPU would take seconds at these sizes)."""
+    return torch.matmul(a.double(), b.double())
+
+
+def assert_product(out, a, b, dtype, precision, out_dtype, label) -> None:
+    assert out.dtype == (out_dtype or dtype), f"{label}: dtype {out.dtype}"
+    ref = reference(a, b)
+    assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
+    err = relative_error(out, ref)
+    allowed = tolerance(dtype, precision, out_dtype or dtype)
+    assert err <= allowed, f"{label}: relative error {err:.3e} > {allowed:.1e}"
+
+
+PATH_GROUPS = {  # one test each, so that pytest-xdist spreads them over its workers
+    "default": [None],
+    "pointer and descriptor": ["pointer", "descriptor"],
+    "persistent and split-K": ["persistent", "splitk"],
+    "pingpong and registers": ["pingpong", "registers"],
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
+@pytest.mark.parametrize("group", PATH_GROUPS)
+@FUZZ
+@given(data=st.data())
+def test_matmul_at_gpu_scale(data, group, dtype, hopper_only):
+    m, n, k = draw_gemm(data)
+    batch = data.draw(st.sampled_from([(), (), (), (2,), (3,)]), "batch")
+    if batch:
+        m, n, k = draw_gemm(data, MAX_PRODUCTS // 8)
+    shared_b = bool(batch) and data.draw(st.booleans(), "one B for the whole batch")
+    a = stored(draw_values(data.draw, (*batch, m, k), dtype, "cuda"), data.draw(st.sampled_from(LAYOUTS), "a"))
+    b = stored(draw_values(data.draw, (k, n) if shared_b else (*batch, k, n), dtype, "cuda"),
+               data.draw(st.sampled_from(LAYOUTS), "b"))
+    path = data.draw(st.sampled_from(PATH_GROUPS[group]), "path")
+    precision = data.draw(st.sampled_from([None, "tf32", "tf32x3", "ieee"]), "precision") \
+        if dtype == torch.float32 else None
+    out_dtype = data.draw(st.sampled_from([None, None, torch.float32, torch.float16]), "out_dtype")
+    label = (f"{tuple(a.shape)} @ {tuple(b.shape)} {dtype}, strides {a.stride()} {b.stride()}, path {path}, "
+             f"precision {precision}, out_dtype {out_dtype}")
+
+    def run():
+        return tilelab.matmul(a, b, path=path, precision=precision, out_dtype=out_dtype)
+
+    try:
+        with poisoned_allocations():
+            first = run()
+    except tilelab.ContractError as error:  # a forced path that cannot take these operands says so by name
+        assert path is not None, f"{label}: the default refused ({type(error).__name__}: {error})"
+        assert f"path={path!r}" in str(error), f"{label}: a refusal that does not name the path: {error}"
+        event(f"{path}: refused ({type(error).__name__})")
+        return
+    event(f"{path}: ran {matmul_op.describe_plan(a, b, path=path, precision=precision)['path']}")
+    assert_product(first, a, b, dtype, precision, out_dtype, label)
+
+    refill((a, b), data, dtype)  # the first call recorded its launch: this one replays it
+    with poisoned_allocations():
+        replayed = run()
+    assert_product(replayed, a, b, dtype, precision, out_dtype, f"{label}, replayed")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
+@FUZZ
+@given(data=st.data())
+def test_linear_at_gpu_scale(data, dtype):
+    m, n, k = draw_gemm(data, 2**31)
+    x = stored(draw_values(data.draw, (m, k), dtype, "cuda"), data.draw(st.sampled_from(LAYOUTS), "x"))
+    weight = stored(draw_values(data.draw, (n, k), dtype, "cuda"), data.draw(st.sampled_from(LAYOUTS), "weight"))
+    bias = draw_values(data.draw, (n,), dtype, "cuda") if data.draw(st.booleans(), "bias") else None
+    activation = data.draw(st.sampled_from([None, "relu", "gelu", "silu"]), "activation")
+    label = f"x {tuple(x.shape)} {x.stride()}, weight {tuple(weight.shape)} {weight.stride()}, {activation}"
+    with poisoned_allocations():
+        out = tilelab.linear(x, weight, bias, activation=activation)
+    check_linear(out, x, weight, bias, activation, label=label)
+    refill([t for t in (x, weight, bias) if t is not None], data, dtype)
+    with poisoned_allocations():
+        out = tilelab.linear(x, weight, bias, activation=activation)
+    check_linear(out, x, weight, bias, activation, label=f"{label}, replayed")
+
+
+ROW_LENGTHS = st.one_of(st.integers(1, 9000), st.sampled_from([8192, 8193, 16384, 32000, 50257, 128256]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
+@FUZZ
+@given(data=st.data())
+def test_softmax_and_rmsnorm_long_rows(data, dtype):
+    """Rows past one block (8192 lanes) take the two-pass kernels."""
+    cols = data.draw(ROW_LENGTHS, "columns")
+    rows = data.draw(st.integers(1, max(1, 2**22 // cols)), "rows")
+    x = stored(draw_values(data.draw, (rows, cols), dtype, "cuda") * 4, data.draw(st.sampled_from(LAYOUTS), "x"))
+    label = f"{tuple(x.shape)} {x.stride()}"
+    event("two passes" if cols > 8192 else "one pass")
+    assert_close(tilelab.softmax(x), softmax_reference(x), dtype, f"softmax {label}")
+    weight = draw_values(data.draw, (cols,), dtype, "cuda") if data.draw(st.booleans(), "weight") else None
+    assert_close(tilelab.rmsnorm(x, weight), rmsnorm_reference(x, weight), dtype, f"rmsnorm {label}")
+
+
+@FUZZ
+@given(data=st.data())
+def test_scaled_matmul_at_gpu_scale(data, hopper_only):
+    """fp8 with B stored K-major, K a multiple of 16 (TMA's rows): within the output dtype's rounding of the exact
+    product of the fp8 values, first and replayed."""
+    from tilelab.ops import scaled_matmul as op
+
+    m, n, k = draw_gemm(data)
+    k = max(16, k // 16 * 16)
+    a = (draw_values(data.draw, (m, k), torch.float32, "cuda") * 2).to(op.INPUT_DTYPE)
+    b = (draw_values(data.draw, (n, k), torch.float32, "cuda") * 2).to(op.INPUT_DTYPE).t()
+    scale_a = torch.tensor([data.draw(st.floats(0.125, 4.0), "scale_a")], device="cuda")
+    scale_b = torch.tensor([data.draw(st.floats(0.125, 4.0), "scale_b")], device="cuda")
+    out_dtype = data.draw(st.sampled_from([torch.bfloat16, torch.float16]), "out_dtype")
+    fast = data.draw(st.booleans(), "use_fast_accum")
+    label = f"{m}x{n}x{k}, {out_dtype}, fast {fast}"
+
+    def run():
+        return op.scaled_matmul(a, b, scale_a, scale_b, out_dtype=out_dtype, use_fast_accum=fast)
+
+    for attempt in ("first", "replayed"):
+        with poisoned_allocations():
+            out = run()
+        ref = op.scaled_matmul_reference(a, b, scale_a, scale_b)
+        assert tuple(out.shape) == (m, n) and out.dtype == out_dtype, label
+        err = relative_error(out, ref)
+        assert err <= tolerance(out_dtype), f"{label}, {attempt}: {err:.2e}"
+        a.copy_((draw_values(data.draw, (m, k), torch.float32, "cuda") * 2).to(op.INPUT_DTYPE))
+        scale_b.fill_(data.draw(st.floats(0.125, 4.0), "new scale_b"))
