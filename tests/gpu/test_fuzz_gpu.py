@@ -22,7 +22,7 @@ import os
 
 import pytest
 import torch
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 import tilelab
@@ -34,16 +34,26 @@ from tilelab.reference import relative_error, rmsnorm_reference, softmax_referen
 
 pytestmark = [pytest.mark.gpu]
 
+# No shrinking: on a GPU it can outlast the run, and each failure's message already names its whole problem.
 FUZZ = settings(max_examples=int(os.environ.get("TILELAB_FUZZ_EXAMPLES", "25")), deadline=None,
+                phases=[Phase.explicit, Phase.reuse, Phase.generate],
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-# Sides a model meets (powers of two, 1000s, ragged neighbours) and anything up to 2600.
+# Sides a model meets (powers of two, 1000s, ragged neighbours), anything small, and multiples of 8 up to 2600,
+# whose rows TMA can read (16-byte strides), so that the large problems reach the Hopper kernels.
 SIDE = st.one_of(st.sampled_from([1, 7, 16, 65, 127, 128, 255, 256, 512, 1000, 1024, 2048, 3000]),
-                 st.integers(1, 300), st.integers(300, 2600))
+                 st.integers(1, 300), st.integers(38, 325).map(lambda eighths: 8 * eighths))
+# Mostly as a model stores them, so that forced TMA paths run more often than they refuse.
+LAYOUT = st.sampled_from(["contiguous"] * 4 + LAYOUTS)
 MAX_PRODUCTS = 2**33  # batch * M * N * K: one example's kernels and float64 reference stay well under a second
 
 
+# Large problems, for the kernels the planner keeps for them (persistent, pingpong, registers, row classes).
+LARGE_SIDE = st.one_of(st.integers(160, 512).map(lambda eighths: 8 * eighths), st.sampled_from([2000, 3000, 4000]))
+
+
 def draw_gemm(data, max_products=MAX_PRODUCTS) -> tuple[int, int, int]:
-    m, n, k = data.draw(SIDE, "m"), data.draw(SIDE, "n"), data.draw(SIDE, "k")
+    side = data.draw(st.sampled_from([SIDE, SIDE, LARGE_SIDE]), "sizes")
+    m, n, k = data.draw(side, "m"), data.draw(side, "n"), data.draw(side, "k")
     while m * n * k > max_products:  # shrink the largest side until the problem fits the budget
         largest = max(m, n, k)
         m, n, k = (side // 2 if side == largest else side for side in (m, n, k))
@@ -101,7 +111,7 @@ PATH_GROUPS = {  # one test each, so that pytest-xdist spreads them over its wor
     "default": [None],
     "pointer and descriptor": ["pointer", "descriptor"],
     "persistent and split-K": ["persistent", "splitk"],
-    "pingpong and registers": ["pingpong", "registers"],
+    "Gluon": ["gluon"],  # pingpong (float16, bfloat16) or registers (float32, tf32)
 }
 
 
@@ -115,12 +125,16 @@ def test_matmul_at_gpu_scale(data, group, dtype, hopper_only):
     if batch:
         m, n, k = draw_gemm(data, MAX_PRODUCTS // 8)
     shared_b = bool(batch) and data.draw(st.booleans(), "one B for the whole batch")
-    a = stored(draw_values(data.draw, (*batch, m, k), dtype, "cuda"), data.draw(st.sampled_from(LAYOUTS), "a"))
+    a = stored(draw_values(data.draw, (*batch, m, k), dtype, "cuda"), data.draw(LAYOUT, "a"))
     b = stored(draw_values(data.draw, (k, n) if shared_b else (*batch, k, n), dtype, "cuda"),
-               data.draw(st.sampled_from(LAYOUTS), "b"))
+               data.draw(LAYOUT, "b"))
     path = data.draw(st.sampled_from(PATH_GROUPS[group]), "path")
-    precision = data.draw(st.sampled_from([None, "tf32", "tf32x3", "ieee"]), "precision") \
-        if dtype == torch.float32 else None
+    if path == "gluon":
+        path = "registers" if dtype == torch.float32 else "pingpong"
+    precision = None
+    if dtype == torch.float32:
+        precisions = [None, "tf32"] if path == "registers" else [None, "tf32", "tf32x3", "ieee"]
+        precision = data.draw(st.sampled_from(precisions), "precision")
     out_dtype = data.draw(st.sampled_from([None, None, torch.float32, torch.float16]), "out_dtype")
     label = (f"{tuple(a.shape)} @ {tuple(b.shape)} {dtype}, strides {a.stride()} {b.stride()}, path {path}, "
              f"precision {precision}, out_dtype {out_dtype}")
@@ -136,7 +150,8 @@ def test_matmul_at_gpu_scale(data, group, dtype, hopper_only):
         assert f"path={path!r}" in str(error), f"{label}: a refusal that does not name the path: {error}"
         event(f"{path}: refused ({type(error).__name__})")
         return
-    event(f"{path}: ran {matmul_op.describe_plan(a, b, path=path, precision=precision)['path']}")
+    plan = matmul_op.describe_plan(a, b, path=path, precision=precision)
+    event(f"{path}: ran {plan['path']}{' in row classes' if plan.get('row_classes', 1) > 1 else ''}")
     assert_product(first, a, b, dtype, precision, out_dtype, label)
 
     refill((a, b), data, dtype)  # the first call recorded its launch: this one replays it
@@ -150,8 +165,8 @@ def test_matmul_at_gpu_scale(data, group, dtype, hopper_only):
 @given(data=st.data())
 def test_linear_at_gpu_scale(data, dtype):
     m, n, k = draw_gemm(data, 2**31)
-    x = stored(draw_values(data.draw, (m, k), dtype, "cuda"), data.draw(st.sampled_from(LAYOUTS), "x"))
-    weight = stored(draw_values(data.draw, (n, k), dtype, "cuda"), data.draw(st.sampled_from(LAYOUTS), "weight"))
+    x = stored(draw_values(data.draw, (m, k), dtype, "cuda"), data.draw(LAYOUT, "x"))
+    weight = stored(draw_values(data.draw, (n, k), dtype, "cuda"), data.draw(LAYOUT, "weight"))
     bias = draw_values(data.draw, (n,), dtype, "cuda") if data.draw(st.booleans(), "bias") else None
     activation = data.draw(st.sampled_from([None, "relu", "gelu", "silu"]), "activation")
     label = f"x {tuple(x.shape)} {x.stride()}, weight {tuple(weight.shape)} {weight.stride()}, {activation}"
@@ -174,7 +189,7 @@ def test_softmax_and_rmsnorm_long_rows(data, dtype):
     """Rows past one block (8192 lanes) take the two-pass kernels."""
     cols = data.draw(ROW_LENGTHS, "columns")
     rows = data.draw(st.integers(1, max(1, 2**22 // cols)), "rows")
-    x = stored(draw_values(data.draw, (rows, cols), dtype, "cuda") * 4, data.draw(st.sampled_from(LAYOUTS), "x"))
+    x = stored(draw_values(data.draw, (rows, cols), dtype, "cuda") * 4, data.draw(LAYOUT, "x"))
     label = f"{tuple(x.shape)} {x.stride()}"
     event("two passes" if cols > 8192 else "one pass")
     assert_close(tilelab.softmax(x), softmax_reference(x), dtype, f"softmax {label}")
