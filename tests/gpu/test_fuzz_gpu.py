@@ -26,8 +26,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 import tilelab
-from tests.helpers import randn
-from tests.interpreter.test_fuzz_interpreter import LAYOUTS, stored
+from tests.interpreter.test_fuzz_interpreter import LAYOUTS, stored, value_source
 from tests.interpreter.test_linear_interpreter import check as check_linear
 from tests.interpreter.test_rows_interpreter import assert_close
 from tilelab.ops import matmul as matmul_op
@@ -89,15 +88,6 @@ def poisoned_allocations():
         yield
 
 
-def value_source(data):
-    """`values(shape, dtype)`: standard normal values on the GPU, every tensor of the example from one generator
-    whose seed hypothesis draws (so a failure replays). A seed drawn per tensor, as the interpreter's fuzz tests
-    draw them, repeats (call HHHHHHHHHH drew one twice): A refilled with B's values made an fp8 product B^T B, whose
-    diagonal sums K squares and overflowed float16, as torch's does."""
-    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), "seed"))
-    return lambda shape, dtype: randn(shape, dtype, "cuda", generator)
-
-
 def refill(tensors, values) -> None:
     """New values in the same storage: a replay finds its recording under the same key."""
     for x in tensors:
@@ -131,7 +121,7 @@ PATH_GROUPS = {  # one test each, so that pytest-xdist spreads them over its wor
 @FUZZ
 @given(data=st.data())
 def test_matmul_at_gpu_scale(data, group, dtype, hopper_only):
-    values = value_source(data)
+    values = value_source(data, "cuda")
     m, n, k = draw_gemm(data)
     batch = data.draw(st.sampled_from([(), (), (), (2,), (3,)]), "batch")
     if batch:
@@ -176,7 +166,7 @@ def test_matmul_at_gpu_scale(data, group, dtype, hopper_only):
 @FUZZ
 @given(data=st.data())
 def test_linear_at_gpu_scale(data, dtype):
-    values = value_source(data)
+    values = value_source(data, "cuda")
     m, n, k = draw_gemm(data, 2**31)
     x = stored(values((m, k), dtype), data.draw(LAYOUT, "x"))
     weight = stored(values((n, k), dtype), data.draw(LAYOUT, "weight"))
@@ -200,7 +190,7 @@ ROW_LENGTHS = st.one_of(st.integers(1, 9000), st.sampled_from([8192, 8193, 16384
 @given(data=st.data())
 def test_softmax_and_rmsnorm_long_rows(data, dtype):
     """Rows past one block (8192 lanes) take the two-pass kernels."""
-    values = value_source(data)
+    values = value_source(data, "cuda")
     cols = data.draw(ROW_LENGTHS, "columns")
     rows = data.draw(st.integers(1, max(1, 2**22 // cols)), "rows")
     x = stored(values((rows, cols), dtype) * 4, data.draw(LAYOUT, "x"))
@@ -218,7 +208,7 @@ def test_scaled_matmul_at_gpu_scale(data, hopper_only):
     product of the fp8 values, first and replayed."""
     from tilelab.ops import scaled_matmul as op
 
-    values = value_source(data)
+    values = value_source(data, "cuda")
     m, n, k = draw_gemm(data)
     k = max(16, k // 16 * 16)
     a = (values((m, k), torch.float32) * 2).to(op.INPUT_DTYPE)

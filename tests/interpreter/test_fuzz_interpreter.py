@@ -48,14 +48,19 @@ def stored(values: torch.Tensor, layout: str) -> torch.Tensor:
     return fence[start:start + values.numel()].view(values.shape).copy_(values)
 
 
-def draw_values(draw, shape, dtype, device) -> torch.Tensor:
-    """Fresh standard normal values, from a seed hypothesis draws (so a failing example replays)."""
-    return randn(shape, dtype, device, torch.Generator().manual_seed(draw(st.integers(0, 2**31 - 1))))
+def value_source(data, device):
+    """`values(shape, dtype)`: fresh standard normal values, every tensor of an example from one generator whose
+    seed hypothesis draws (so a failing example replays). A seed drawn per tensor repeats now and then (hypothesis
+    favours duplicates): B's values refilled into A made an fp8 product B^T B on the H200 (call HHHHHHHHHH), whose
+    diagonal of squares overflowed float16."""
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), "seed"))
+    return lambda shape, dtype: randn(shape, dtype, device, generator)
 
 
 @FUZZ
 @given(data=st.data())
 def test_matmul_any_layout_and_batch(data, device, poisoned_outputs):
+    values = value_source(data, device)
     dtype = data.draw(st.sampled_from(DTYPES), "dtype")
     m, n, k = data.draw(SIDE, "m"), data.draw(SIDE, "n"), data.draw(SIDE, "k")
     batch_a = data.draw(st.sampled_from([(), (1,), (3,), (2, 3)]), "batch of a")
@@ -63,8 +68,8 @@ def test_matmul_any_layout_and_batch(data, device, poisoned_outputs):
     vector = data.draw(st.sampled_from([None, None, None, "a", "b"]), "a vector operand")
     a_shape = (k,) if vector == "a" else (*batch_a, m, k)
     b_shape = (k,) if vector == "b" else (*batch_b, k, n)
-    a = stored(draw_values(data.draw, a_shape, dtype, device), data.draw(st.sampled_from(LAYOUTS), "a"))
-    b = stored(draw_values(data.draw, b_shape, dtype, device), data.draw(st.sampled_from(LAYOUTS), "b"))
+    a = stored(values(a_shape, dtype), data.draw(st.sampled_from(LAYOUTS), "a"))
+    b = stored(values(b_shape, dtype), data.draw(st.sampled_from(LAYOUTS), "b"))
     path = data.draw(st.sampled_from([None, "pointer", "descriptor", "splitk"]), "path")
     event(f"largest side {max(m, n, k) // 16 * 16}+")
     precision = data.draw(st.sampled_from([None, "tf32", "tf32x3", "ieee"]), "precision") \
@@ -84,12 +89,13 @@ def test_matmul_any_layout_and_batch(data, device, poisoned_outputs):
 @FUZZ
 @given(data=st.data())
 def test_linear_any_layout(data, device):
+    values = value_source(data, device)
     dtype = data.draw(st.sampled_from(DTYPES), "dtype")
     m, n, k = data.draw(SIDE, "m"), data.draw(st.integers(1, 70), "n"), data.draw(SIDE, "k")
     lead = data.draw(st.sampled_from([(), (2,)]), "leading dimensions of x")
-    x = stored(draw_values(data.draw, (*lead, m, k), dtype, device), data.draw(st.sampled_from(LAYOUTS), "x"))
-    weight = stored(draw_values(data.draw, (n, k), dtype, device), data.draw(st.sampled_from(LAYOUTS), "weight"))
-    bias = draw_values(data.draw, (n,), dtype, device) if data.draw(st.booleans(), "bias") else None
+    x = stored(values((*lead, m, k), dtype), data.draw(st.sampled_from(LAYOUTS), "x"))
+    weight = stored(values((n, k), dtype), data.draw(st.sampled_from(LAYOUTS), "weight"))
+    bias = values((n,), dtype) if data.draw(st.booleans(), "bias") else None
     activation = data.draw(st.sampled_from([None, "relu", "gelu", "silu"]), "activation")
     out = tilelab.linear(x, weight, bias, activation=activation)
     label = f"x {tuple(x.shape)} {x.stride()}, weight {tuple(weight.shape)} {weight.stride()}, {activation}"
@@ -99,9 +105,10 @@ def test_linear_any_layout(data, device):
 @FUZZ
 @given(data=st.data())
 def test_softmax_any_dim_and_layout(data, device):
+    values = value_source(data, device)
     dtype = data.draw(st.sampled_from(DTYPES), "dtype")
     shape = tuple(data.draw(st.lists(st.integers(0, 40), min_size=2, max_size=3), "shape"))
-    x = stored(draw_values(data.draw, shape, dtype, device) * 4, data.draw(st.sampled_from(LAYOUTS), "x"))
+    x = stored(values(shape, dtype) * 4, data.draw(st.sampled_from(LAYOUTS), "x"))
     dim = data.draw(st.integers(-len(shape), len(shape) - 1), "dim")
     out = tilelab.softmax(x, dim)
     assert_close(out, softmax_reference(x, dim), dtype, f"{tuple(x.shape)} {x.stride()} dim {dim}")
@@ -110,11 +117,12 @@ def test_softmax_any_dim_and_layout(data, device):
 @FUZZ
 @given(data=st.data())
 def test_rmsnorm_any_layout_weight_and_residual(data, device):
+    values = value_source(data, device)
     dtype = data.draw(st.sampled_from(DTYPES), "dtype")
     shape = tuple(data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=3), "shape"))
-    x = stored(draw_values(data.draw, shape, dtype, device), data.draw(st.sampled_from(LAYOUTS), "x"))
-    weight = draw_values(data.draw, shape[-1:], dtype, device) if data.draw(st.booleans(), "weight") else None
-    residual = draw_values(data.draw, shape, dtype, device) if data.draw(st.booleans(), "residual") else None
+    x = stored(values(shape, dtype), data.draw(st.sampled_from(LAYOUTS), "x"))
+    weight = values(shape[-1:], dtype) if data.draw(st.booleans(), "weight") else None
+    residual = values(shape, dtype) if data.draw(st.booleans(), "residual") else None
     label = f"{tuple(x.shape)} {x.stride()}, weight {weight is not None}, residual {residual is not None}"
     if residual is None:
         assert_close(tilelab.rmsnorm(x, weight), rmsnorm_reference(x, weight), dtype, label)
@@ -181,10 +189,11 @@ def test_scaled_matmul_any_size_and_layout(data, device, hopper_only):
     multiple of 16 fp8 values) and what a matrix must be."""
     from tilelab.ops import scaled_matmul as op
 
+    values = value_source(data, device)
     m, n = data.draw(SIDE, "m"), data.draw(SIDE, "n")
     k = data.draw(st.one_of(st.integers(0, 5).map(lambda steps: 16 * steps), SIDE), "k")  # aligned, mostly
-    a = (draw_values(data.draw, (m, k), torch.float32, device) * 2).to(op.INPUT_DTYPE)
-    b = (draw_values(data.draw, (n, k), torch.float32, device) * 2).to(op.INPUT_DTYPE)
+    a = (values((m, k), torch.float32) * 2).to(op.INPUT_DTYPE)
+    b = (values((n, k), torch.float32) * 2).to(op.INPUT_DTYPE)
     b = b.t() if data.draw(st.sampled_from([True, True, True, False]), "B stored K-major") else b.t().contiguous()
     scale_a = torch.tensor([data.draw(st.floats(0.125, 4.0), "scale_a")], device=device)
     scale_b = torch.tensor([data.draw(st.floats(0.125, 4.0), "scale_b")], device=device)
