@@ -198,16 +198,28 @@ class TuningCache:
 
     @staticmethod
     def _load(path: Path) -> dict:
+        """The file's entries; a damaged file (not JSON, or not shaped as `put` writes it) costs a re-tune, never
+        a failed call: what cannot be read is left out, and the next `put` writes the file anew."""
         try:
             data = json.loads(path.read_text())
         except (OSError, ValueError):
             return {}
-        return data.get("entries", {}) if isinstance(data, dict) else {}
+        entries = data.get("entries") if isinstance(data, dict) else None
+        if not isinstance(entries, dict):
+            return {}
+        return {key: entry for key, entry in entries.items()
+                if isinstance(entry, dict) and isinstance(entry.get("config"), dict)}
 
     def get(self, key: str, config_type: type = Config):
-        """The remembered winner for `key` as a `config_type` (Config, or a subclass-like with from_dict)."""
-        entry = self._entries.get(key) or self._shipped.get(key)
-        return config_type.from_dict(entry["config"]) if entry else None
+        """The remembered winner for `key` as a `config_type` (Config, or a subclass-like with from_dict): the
+        user's entry, else the shipped one; None when neither can be read as one."""
+        for entries in (self._entries, self._shipped):
+            if key in entries:
+                try:
+                    return config_type.from_dict(entries[key]["config"])
+                except (TypeError, ValueError):  # a field missing or unknown to this version: tune again
+                    continue
+        return None
 
     def put(self, key: str, config: Config, timings_ms: dict[str, float]) -> None:
         with self._lock:
