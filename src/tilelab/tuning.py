@@ -217,7 +217,7 @@ class TuningCache:
             if key in entries:
                 try:
                     return config_type.from_dict(entries[key]["config"])
-                except (TypeError, ValueError):  # a field missing or unknown to this version: tune again
+                except (TypeError, ValueError):  # a field missing, or a value the config refuses: tune again
                     continue
         return None
 
