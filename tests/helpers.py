@@ -24,8 +24,10 @@ def at_address(x: torch.Tensor, offset: int) -> torch.Tensor:
     return buffer[start:start + x.numel()].view(x.shape).copy_(x)
 
 
-def assert_matches_reference(out, a, b, *, precision=None, out_dtype=None, label=""):
-    ref = matmul_reference(a, b)
+def assert_matches_reference(out, a, b, *, precision=None, out_dtype=None, label="", on_device=False):
+    """`out` against A @ B in float64: on the CPU (`matmul_reference`), or where A and B are (`on_device`: a GPU
+    takes a second from problems of a few thousand a side that the CPU takes seconds over)."""
+    ref = torch.matmul(a.double(), b.double()) if on_device else matmul_reference(a, b)
     assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
     assert out.dtype == (out_dtype or a.dtype), f"{label}: dtype {out.dtype}"
     err = relative_error(out, ref)

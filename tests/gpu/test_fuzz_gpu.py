@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 import tilelab
+from tests.helpers import assert_matches_reference
 from tests.interpreter.test_fuzz_interpreter import LAYOUTS, stored, value_source
 from tests.interpreter.test_linear_interpreter import check as check_linear
 from tests.interpreter.test_rows_interpreter import assert_close
@@ -94,20 +95,6 @@ def refill(tensors, values) -> None:
         x.copy_(values(tuple(x.shape), x.dtype))
 
 
-def reference(a, b) -> torch.Tensor:
-    """A @ B in float64, on the GPU (the CPU would take seconds at these sizes)."""
-    return torch.matmul(a.double(), b.double())
-
-
-def assert_product(out, a, b, dtype, precision, out_dtype, label) -> None:
-    assert out.dtype == (out_dtype or dtype), f"{label}: dtype {out.dtype}"
-    ref = reference(a, b)
-    assert tuple(out.shape) == tuple(ref.shape), f"{label}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}"
-    err = relative_error(out, ref)
-    allowed = tolerance(dtype, precision, out_dtype or dtype)
-    assert err <= allowed, f"{label}: relative error {err:.3e} > {allowed:.1e}"
-
-
 PATH_GROUPS = {  # one test each, so that pytest-xdist spreads them over its workers
     "default": [None],
     "pointer and descriptor": ["pointer", "descriptor"],
@@ -154,12 +141,13 @@ def test_matmul_at_gpu_scale(data, group, dtype, hopper_only):
         return
     plan = matmul_op.describe_plan(a, b, path=path, precision=precision)
     event(f"{path}: ran {plan['path']}{' in row classes' if plan.get('row_classes', 1) > 1 else ''}")
-    assert_product(first, a, b, dtype, precision, out_dtype, label)
+    assert_matches_reference(first, a, b, precision=precision, out_dtype=out_dtype, label=label, on_device=True)
 
     refill((a, b), values)  # the first call recorded its launch: this one replays it
     with poisoned_allocations():
         replayed = run()
-    assert_product(replayed, a, b, dtype, precision, out_dtype, f"{label}, replayed")
+    assert_matches_reference(replayed, a, b, precision=precision, out_dtype=out_dtype, label=f"{label}, replayed",
+                             on_device=True)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=str)
