@@ -18,7 +18,7 @@ import torch
 import tilelab
 from scripts.turns import report_in_turns
 from tilelab.ops import matmul_hopper
-from tilelab.ops.matmul import operand_layout
+from tilelab.ops.matmul_plan import operand_layout
 
 SPLITS = [  # BLOCK_M, BLOCK_N, BLOCK_K, stages, warps, slices
     (128, 128, 64, 3, 8, 2), (128, 128, 64, 4, 8, 2), (128, 128, 64, 4, 4, 2), (128, 128, 128, 3, 8, 2),

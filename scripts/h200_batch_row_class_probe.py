@@ -2,7 +2,7 @@
 
     PYTHONPATH=src:. python scripts/h200_batch_row_class_probe.py [--rounds 10] [--quick]
 
-`tilelab.ops.matmul.row_classes` now answers for batches too: the persistent kernel (the default for these
+`tilelab.ops.matmul_plan.row_classes` now answers for batches too: the persistent kernel (the default for these
 batches) and the descriptor kernel describe A and C in 4-D, [batch, classes, rows / classes, K]. Each batch
 here has A's and B's rows 16 bytes into a 32-byte sector, as the rule asks. Variants, each its recorded
 launch (tilelab.matmul's replay), against torch.matmul, in turns:

@@ -17,8 +17,8 @@ import triton
 
 import tilelab.kernels.conv as conv_kernels
 from scripts.h200_conv_direct_taps_probe import LAYERS, layer_setup, timed
+from tilelab.ops import bound_launch
 from tilelab.ops import conv as conv_op
-from tilelab.ops import matmul as matmul_op
 
 REAL = conv_kernels.conv2d_bn_silu_direct_kernel
 # (pixels, channels, warps): caps to try beside none
@@ -56,7 +56,7 @@ def probe_layer(layer) -> dict:
         finally:
             conv_kernels.conv2d_bn_silu_direct_kernel = REAL
         pointers = [t.data_ptr() for t in args[:conv_op.DIRECT_POINTERS]]
-        replay = matmul_op.bind_launch_on_stream(compiled, grid, args[conv_op.DIRECT_POINTERS:], x.device)
+        replay = bound_launch.bind_launch_on_stream(compiled, grid, args[conv_op.DIRECT_POINTERS:], x.device)
         return lambda: replay(*pointers)
 
     best = {}

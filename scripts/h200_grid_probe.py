@@ -19,7 +19,7 @@ import triton
 import tilelab
 from scripts.turns import report_in_turns
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_hopper
+from tilelab.ops import matmul_hopper, matmul_plan
 
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096), (4096, 4096, 11008), (8192, 8192, 1024)]
 
@@ -27,7 +27,7 @@ SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (4096, 11008, 4096), (4096, 40
 def persistent_variant(a, b, programs: int, config=None):
     """The library's persistent kernel with `config` (default: the tuned one), launched on `programs` programs."""
     p = matmul_op._as_gemm(a, b)
-    plan = matmul_op.plan_matmul(p.a3, p.b3, "persistent", "tf32", None)
+    plan = matmul_plan.plan_matmul(p.a3, p.b3, "persistent", "tf32", None)
     c3 = matmul_op._allocate_output(plan, p, a.dtype)
     config = config or matmul_op.persistent_config(plan, p, c3)
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "src"))
 import torch  # noqa: E402
 import triton  # noqa: E402
 
-from tilelab.ops.matmul import operand_layout, padded_row_stride  # noqa: E402
+from tilelab.alignment import padded_row_stride  # noqa: E402
 from tilelab.ops.matmul_hopper import (  # noqa: E402
     HopperConfig,
     device_sms,
@@ -34,6 +34,7 @@ from tilelab.ops.matmul_hopper import (  # noqa: E402
     launch_split_k,
     warp_specialize_compiles,
 )
+from tilelab.ops.matmul_plan import operand_layout  # noqa: E402
 from tilelab.ops.scaled_matmul import scaled_matmul, scaled_matmul_reference  # noqa: E402
 from tilelab.reference import matmul_reference, relative_error, tolerance  # noqa: E402
 

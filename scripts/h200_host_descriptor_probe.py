@@ -17,8 +17,8 @@ from scripts.turns import first_calls, medians_in_turns
 from tilelab import env, tuning
 from tilelab.kernels.matmul import matmul_descriptor_kernel
 from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
+from tilelab.ops import descriptors, matmul_hopper, matmul_plan
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_hopper
 from tilelab.ops.matmul_hopper import HopperConfig
 from tilelab.tuning import Config
 
@@ -41,10 +41,10 @@ def kernel_operands(a, b, config: Config, host: bool, c_block_n: int):
     width = matmul_op.padded_row_stride(n, a.element_size())
     c = torch.empty((m, width), dtype=a.dtype, device=a.device)[:, :n]
     if not host:
-        matmul_op._ensure_descriptor_scratch()
+        descriptors.ensure_descriptor_scratch()
         return c, (a, b, c)
-    layouts = matmul_op.operand_layout(a[None]), matmul_op.operand_layout(b[None])
-    return c, matmul_op.host_descriptors(a, b, c, *layouts, config.block_m, config.block_n, config.block_k,
+    layouts = matmul_plan.operand_layout(a[None]), matmul_plan.operand_layout(b[None])
+    return c, descriptors.host_descriptors(a, b, c, *layouts, config.block_m, config.block_n, config.block_k,
                                          c_block_n)
 
 

@@ -15,6 +15,7 @@ import triton.language as tl
 from tilelab import tuning
 from tilelab.kernels.matmul import grouped_tile, known_multiple
 from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_plan
 
 
 @triton.jit
@@ -55,7 +56,7 @@ def time_shape(m: int, n: int, k: int, configs) -> str:
     b = torch.randn(k, n, device="cuda", dtype=torch.float16)
     ref = a.double() @ b.double()
     line = f"{m}x{n}x{k}: torch {tuning.measure_ms(lambda: torch.mm(a, b)) * 1e3:6.1f} us"
-    align = matmul_op.pointer_align(a[None], b[None], n, k)
+    align = matmul_plan.pointer_align(a[None], b[None], n, k)
     for cfg in configs:
         c = torch.empty(m, n, device="cuda", dtype=torch.float16)
         grid = (triton.cdiv(m, cfg.block_m) * triton.cdiv(n, cfg.block_n),)

@@ -5,7 +5,7 @@
 --b-nk: B stored [N, K] (nn.Linear's weight), which the rule leaves alone since call XXXXX (batches lost there);
 "classes" then reads A by class anyway (the rule asked as if B were stored [K, N]).
 
-`tilelab.ops.matmul.row_classes` was measured at 1000^3, 3000^3 and 5000^3; it also takes every other fp16/bf16
+`tilelab.ops.matmul_plan.row_classes` was measured at 1000^3, 3000^3 and 5000^3; it also takes every other fp16/bf16
 GEMM on the descriptor path whose A rows start 16 bytes into a sector. Here the default call is timed with and
 without it (ROW_CLASS_MIN_M raised out of reach), each tuned as it would be, against torch, in turns. Each
 variant is its recorded launch (tilelab.matmul's replay), so neither pays for planning in the timing.
@@ -22,6 +22,7 @@ import torch
 import tilelab
 from scripts.turns import report_in_turns
 from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_plan
 from tilelab.reference import matmul_reference
 
 SHAPES = [(2600, 2600, 2600), (1000, 2048, 1000), (2000, 2000, 1000), (640, 1000, 1000), (4000, 4000, 1000),
@@ -43,7 +44,7 @@ def classes_whatever_b(a3, a_layout, b3, b_layout):
     return _ROW_CLASSES(a3, a_layout, b3, dataclasses.replace(b_layout, row_major=True))
 
 
-_ROW_CLASSES = matmul_op.row_classes
+_ROW_CLASSES = matmul_plan.row_classes
 
 
 def main() -> None:

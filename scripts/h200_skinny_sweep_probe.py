@@ -20,7 +20,7 @@ import tilelab
 from tilelab import tuning
 from tilelab.bench import timing
 from tilelab.ops import matmul_hopper
-from tilelab.ops.matmul import operand_layout
+from tilelab.ops.matmul_plan import operand_layout
 
 SHARED_BUDGET = 227 * 1024
 

@@ -13,8 +13,7 @@ import torch
 
 import tilelab
 from scripts.turns import report_in_turns
-from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_hopper
+from tilelab.ops import matmul_hopper, matmul_plan
 from tilelab.ops.matmul_hopper import HopperConfig
 from tilelab.tuning import Config
 
@@ -45,7 +44,7 @@ def variant(a, b, path, config, tma):
     n = b.shape[1]
     if path == "splitk" and tma:  # the library's split-K reads through pointers; ask for descriptors here
         c = torch.empty(m, n, device=a.device, dtype=a.dtype)
-        layouts = {"a_layout": matmul_op.operand_layout(a[None]), "b_layout": matmul_op.operand_layout(b[None])}
+        layouts = {"a_layout": matmul_plan.operand_layout(a[None]), "b_layout": matmul_plan.operand_layout(b[None])}
 
         def launch():
             matmul_hopper.launch_split_k(a[None], b[None], c[None], m, n, k, "tf32", config, **layouts)

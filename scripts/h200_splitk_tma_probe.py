@@ -13,7 +13,7 @@ import torch
 from scripts.turns import medians_in_turns
 from tilelab import tuning
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_hopper
+from tilelab.ops import matmul_hopper, matmul_plan
 from tilelab.ops.matmul_hopper import HopperConfig
 
 SHAPES = [(128, 4096, 4096), (16, 4096, 4096), (1024, 1024, 1024)]
@@ -23,7 +23,7 @@ TOP = 5
 def best_configs(a, b, c) -> list[HopperConfig]:
     """The TOP fastest split-K configurations the shipped table timed for this problem."""
     p = matmul_op._as_gemm(a, b)
-    plan = matmul_op.plan_matmul(p.a3, p.b3, "splitk", "tf32", None)
+    plan = matmul_plan.plan_matmul(p.a3, p.b3, "splitk", "tf32", None)
     entry = tuning.cache()._shipped.get(matmul_op._tuning_key(plan, p.a3, p.b3, c[None], p.m, p.n, p.k), {})
     by_label = {cfg.label(): cfg for cfg in matmul_hopper.SPLIT_K_CANDIDATES}
     ranked = sorted(entry.get("timings_ms", {}).items(), key=lambda item: item[1])
@@ -36,7 +36,7 @@ def probe(m: int, n: int, k: int, rounds: int) -> None:
     b = torch.randn(k, n, device="cuda").half()
     c = torch.empty(m, n, device="cuda", dtype=torch.float16)
     ref = a.double() @ b.double()
-    layouts = {"a_layout": matmul_op.operand_layout(a[None]), "b_layout": matmul_op.operand_layout(b[None])}
+    layouts = {"a_layout": matmul_plan.operand_layout(a[None]), "b_layout": matmul_plan.operand_layout(b[None])}
     variants = {"torch": lambda: torch.mm(a, b)}
     for config in best_configs(a, b, c):
         for tma in (False, True):

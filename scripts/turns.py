@@ -54,27 +54,45 @@ def report_in_turns(title: str, variants: dict, rounds: int, *, reference=None, 
     return medians
 
 
+def _replaced(attributes: dict):
+    """The named attributes (a threshold, a rule) replaced in whichever of tilelab.ops.matmul and its planner,
+    tilelab.ops.matmul_plan, holds them (both, for a name the first imports from the second)."""
+    from tilelab.ops import matmul as matmul_op
+    from tilelab.ops import matmul_plan
+
+    stack = contextlib.ExitStack()
+    for module in (matmul_op, matmul_plan):
+        held = {name: value for name, value in attributes.items() if hasattr(module, name)}
+        if held:
+            stack.enter_context(mock.patch.multiple(module, **held))
+    unknown = [name for name in attributes if not any(hasattr(m, name) for m in (matmul_op, matmul_plan))]
+    if unknown:
+        raise AttributeError(f"neither tilelab.ops.matmul nor matmul_plan has {unknown}")
+    return stack
+
+
 def planned(fn, **attributes):
     """`fn` made to plan every call: tilelab.matmul's recorded launches are forgotten first, and the named
-    attributes of tilelab.ops.matmul (a threshold, a stride rule) are replaced for the call's duration."""
+    attributes of tilelab.ops.matmul or matmul_plan (a threshold, a stride rule) are replaced for the call's
+    duration."""
     from tilelab.ops import matmul as matmul_op
 
     def run():
         matmul_op._REPLAYS.clear()
-        with mock.patch.multiple(matmul_op, **attributes) if attributes else contextlib.nullcontext():
+        with _replaced(attributes):
             return fn()
     return run
 
 
 def recorded_launch(a, b, *, path=None, config=None, **attributes):
     """tilelab.matmul(a, b, path=path, config=config) called once, with the named attributes of tilelab.ops.matmul
-    replaced (a threshold, a rule), then its recorded launch (the replay: no planning in the timing) and its
-    plan (`describe_plan`)."""
+    or matmul_plan replaced (a threshold, a rule), then its recorded launch (the replay: no planning in the timing)
+    and its plan (`describe_plan`)."""
     import tilelab
     from tilelab.ops import matmul as matmul_op
 
     matmul_op._REPLAYS.clear()
-    with mock.patch.multiple(matmul_op, **attributes) if attributes else contextlib.nullcontext():
+    with _replaced(attributes):
         tilelab.matmul(a, b, path=path, config=config)
         plan = matmul_op.describe_plan(a, b, path=path, config=config)
     (replay,) = matmul_op._REPLAYS.values()

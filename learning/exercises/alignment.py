@@ -4,15 +4,15 @@ Row r of a contiguous matrix starts r * row_bytes bytes after row 0 (row_bytes =
 Two questions decide how fast its rows can be read:
 
 - the compiler's: what is the widest load that is aligned at EVERY row start? (A 16-byte load must start on
-  a multiple of 16.) tilelab.ops.matmul.pointer_align answers it for the library's pointer kernels.
+  a multiple of 16.) tilelab.ops.matmul_plan.pointer_align answers it for the library's pointer kernels.
 - the memory's: memory is read in 32-byte sectors. How many sectors does a 128-byte piece of a row (one
-  row of a TMA box) touch? A row that starts mid-sector costs one more. tilelab.ops.matmul.rows_on_sectors
+  row of a TMA box) touch? A row that starts mid-sector costs one more. tilelab.ops.matmul_plan.rows_on_sectors
   decides a path with it.
 
 A caller can put rows where they cost nothing: tilelab.empty_aligned allocates rows on 128-byte lines, with
 the row stride that aligned_row_stride asks for (tilelab.alignment.output_row_stride). And the kernel can read
 A's rows on lines anyway, by giving each program rows that all start alike (class_shift;
-tilelab.ops.matmul.row_classes).
+tilelab.ops.matmul_plan.row_classes).
 
 Implement the six functions, then run:  python -m learning.check alignment
 Standard library only. `python -m learning.explain alignment` shows the measurements behind this.

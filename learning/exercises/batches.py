@@ -1,7 +1,7 @@
 """Exercise 16 (workshop I7): a batch of products, C[b] = A[b] @ B[b], as one list of tiles.
 
 tilelab describes each operand of a batch once, in 3-D ([batch, rows, cols] with [1, rows, cols] blocks:
-`stored_descriptor` in src/tilelab/ops/matmul.py), and its persistent kernels walk every matrix's tiles as one
+`stored_descriptor` in src/tilelab/ops/descriptors.py), and its persistent kernels walk every matrix's tiles as one
 list: tile t of the list is tile t % tiles_per_matrix of matrix t // tiles_per_matrix (`matrix_and_tile` in
 src/tilelab/kernels/matmul_persistent.py and src/tilelab/kernels/gluon_loader.py). Before, the persistent grid
 gave each matrix its own ceil(sms / batch) programs: on the H200's 132 SMs, 8 matrices got 8 x 17 = 136

@@ -12,10 +12,10 @@ VECTOR_BYTES = 16  # the widest load one GPU thread issues
 
 
 def align(m: int, n: int, k: int, element_size: int) -> int:
-    """The library's own rule (tilelab.ops.matmul.pointer_align) for contiguous A [m, k] and B [k, n]."""
+    """The library's own rule (tilelab.ops.matmul_plan.pointer_align) for contiguous A [m, k] and B [k, n]."""
     import torch
 
-    from tilelab.ops.matmul import pointer_align
+    from tilelab.ops.matmul_plan import pointer_align
 
     dtype = {2: torch.float16, 4: torch.float32}[element_size]
     a = torch.empty((1, m, k), dtype=dtype, device="meta")
@@ -36,7 +36,7 @@ def build() -> Script:
     s.say("The rows are aligned; the compiler just cannot see it. The loads also carry masks for K's end,")
     s.say("and K = 1000 is not a multiple of 16 either.\n")
 
-    s.say("tilelab.ops.matmul.pointer_align finds the largest power of two (up to one 16-byte vector) that")
+    s.say("tilelab.ops.matmul_plan.pointer_align finds the largest power of two (up to one 16-byte vector) that")
     s.say("divides N, K and every row and batch stride; the kernel receives it as the constexpr ALIGN")
     s.say("(1 where Triton proves a multiple of 16 by itself, which it passes on its own).")
     s.ask("pointer_align for 1000x1000x1000 fp16", align(1000, 1000, 1000, 2))
@@ -94,7 +94,7 @@ def build() -> Script:
     s.ask("microseconds for that at 5.4 TB/s, and at 8.6", f"{asked / 5.4e6:.1f} and {asked / 8.6e6:.1f}")
     s.say("The kernel takes 12.8 us off sectors and 10.1 on lines. cuBLAS launches clusters of 2-8 SMs that")
     s.say("share each load (TMA multicast), so it asks for fewer bytes; Triton 3.6 cannot do that yet.\n")
-    s.say("tilelab.ops.matmul._persistent_pays_off sends large fp16/bf16 problems whose B rows are off sectors")
+    s.say("tilelab.ops.matmul_plan._persistent_pays_off sends large fp16/bf16 problems whose B rows are off sectors")
     s.say("to the one-program-per-tile descriptor kernel, which suffers less there: 3000^3 0.65x -> 0.69x,")
     s.say("5000^3 0.73x -> 0.77x (results/h200-matmul-float16-rows-off-sectors.json). When only A's rows are")
     s.say("off, the persistent kernel measured ahead (4096x4096x3000: 1.00x against 0.96x), so it stays.")
@@ -112,7 +112,7 @@ def build() -> Script:
     s.ask("what TMA returns for the columns of A before 0, and for B's rows before 0",
           "zeros: the extra products add nothing; K's loop takes one more step")
     s.ask("why not B's rows too?", "B's rows are K's: every program reads all of them, whatever its class")
-    s.ask("row_classes for 1000x1000 fp16 (tilelab.ops.matmul.row_classes)", classes(1000, 1000))
+    s.ask("row_classes for 1000x1000 fp16 (tilelab.ops.matmul_plan.row_classes)", classes(1000, 1000))
     s.ask("... for 1002 rows (2 divides M, 4 does not: classes on 32-byte sectors)", classes(1002, 1000))
     s.ask("... for rows of 1024 (on lines already)", classes(1000, 1024))
     s.ask("... for 640 rows (8 classes of 80 rows: 8 tiles of 128 rows where 5 cover M)", classes(640, 1000))
@@ -127,7 +127,7 @@ def build() -> Script:
     s.say("(torch 11.4); the default sweeps put 1000^3 at 0.92-0.99x fp16 and 0.97x bf16, from 0.82x and 0.87x.")
     s.ask("row_classes for 16 matrices of 1000x1000 (each starts 2,000,000 bytes on: a multiple of 128)",
           classes(1000, 1000, batch=16))
-    s.ask("their A described by class (tilelab.ops.matmul.row_class_descriptor): shape, strides", class_view())
+    s.ask("their A described by class (tilelab.ops.descriptors.row_class_descriptor): shape, strides", class_view())
     s.say("A batch reads by class too, on the persistent kernel it takes: A and C as [batch, classes, M / classes,")
     s.say("cols] (4-D), tiles walked matrix after matrix, class after class (tile_origin in")
     s.say("src/tilelab/kernels/matmul_persistent.py). 16x1000^3 fp16 70.4 -> 66.4 us (torch 58.5), but with B")
@@ -156,10 +156,10 @@ def l2_bytes(m: int, n: int, k: int, block_m: int, block_n: int, element_size: i
 
 
 def on_sectors(width: int, element_size: int) -> bool:
-    """tilelab.ops.matmul.rows_on_sectors for a contiguous [width, width] operand."""
+    """tilelab.ops.matmul_plan.rows_on_sectors for a contiguous [width, width] operand."""
     import torch
 
-    from tilelab.ops.matmul import operand_layout, rows_on_sectors
+    from tilelab.ops.matmul_plan import operand_layout, rows_on_sectors
 
     x = torch.empty((1, width, width), dtype={2: torch.float16, 4: torch.float32}[element_size], device="meta")
     return rows_on_sectors(x, operand_layout(x))
@@ -169,7 +169,7 @@ def class_view() -> str:
     """Shape and strides of the 4-D descriptor tilelab builds for 16 fp16 matrices [1000, 1000] in 8 classes."""
     import torch
 
-    from tilelab.ops.matmul import row_class_descriptor
+    from tilelab.ops.descriptors import row_class_descriptor
 
     a = torch.empty((16, 1000, 1000), dtype=torch.float16, device="meta")
     view = row_class_descriptor(a, 8, 1000, [128, 64])
@@ -177,11 +177,11 @@ def class_view() -> str:
 
 
 def classes(rows: int, width: int, b_width: int = 1000, batch: int = 1) -> int:
-    """tilelab.ops.matmul.row_classes for `batch` contiguous fp16 A [rows, width] (its base on a line) and B
+    """tilelab.ops.matmul_plan.row_classes for `batch` contiguous fp16 A [rows, width] (its base on a line) and B
     [width, b_width]."""
     import torch
 
-    from tilelab.ops.matmul import operand_layout, row_classes
+    from tilelab.ops.matmul_plan import operand_layout, row_classes
 
     a = torch.empty((batch, rows, width), dtype=torch.float16, device="meta")  # meta: address 0, every boundary
     b = torch.empty((batch, width, b_width), dtype=torch.float16, device="meta")

@@ -8,11 +8,12 @@ DESCRIPTOR_BYTES = 128  # one CUtensorMap
 
 
 def library_descriptors(m: int, n: int, k: int, block: tuple[int, int, int], batch: int = 0):
-    """What tilelab.ops.matmul.host_descriptors builds for fp16 A [m, k] row-major and B [k, n] stored [n, k]
+    """What tilelab.ops.descriptors.host_descriptors builds for fp16 A [m, k] row-major and B [k, n] stored [n, k]
     (with `batch`: a batch of that many such GEMMs, each with its own A and B)."""
     import torch
 
-    from tilelab.ops.matmul import host_descriptors, operand_layout
+    from tilelab.ops.descriptors import host_descriptors
+    from tilelab.ops.matmul_plan import operand_layout
 
     lead = (batch,) if batch else ()
     a = torch.empty((*lead, m, k), dtype=torch.float16)
@@ -31,7 +32,7 @@ def build() -> Script:
 
     s.say("1. In the kernel: tl.make_tensor_descriptor (operand_descriptors in src/tilelab/kernels/matmul.py).")
     s.say("   Every program writes its own descriptors to global scratch memory and fences them.")
-    s.say("2. On the host: tilelab.ops.matmul.host_descriptors builds Triton TensorDescriptors; the launcher")
+    s.say("2. On the host: tilelab.ops.descriptors.host_descriptors builds Triton TensorDescriptors; the launcher")
     s.say("   encodes each one once and passes it as a kernel parameter (HOST_DESCRIPTORS=True).\n")
 
     tiles = (2048 // 128) * (2048 // 256)
@@ -62,7 +63,7 @@ def build() -> Script:
     s.say("   (tilelab.ops.matmul_hopper.persistent_host_descriptors says no for warp-specialized configs).\n")
 
     s.say("The host pays instead: encoding a tensor map costs CPU time on every call. A replayed call")
-    s.say("(tilelab.ops.matmul.TensorMapCache) keeps one map per address: the map encodes where and how a")
+    s.say("(tilelab.ops.bound_launch.TensorMapCache) keeps one map per address: the map encodes where and how a")
     s.say("matrix lies, never what it holds.")
     s.ask("a weight matrix used every step: encoded how often?", "once")
     s.ask("new values copied into the same tensor: is the cached map stale?", "no: same address, same layout")

@@ -128,7 +128,7 @@ def prune(candidates: Sequence[Config], m: int, n: int, element_size: int, out_e
 
 
 # The longest side a matmul tile may have. Masked lanes past a matrix's edge still form offsets, up to one tile
-# side past it: the 32- or 64-bit offset choice (`ops.matmul._needs_64bit_offsets`) is made before a config is.
+# side past it: the 32- or 64-bit offset choice (`ops.matmul_plan.needs_64bit_offsets`) is made before a config is.
 MAX_TILE_EDGE = 256
 
 

@@ -1,6 +1,6 @@
 """Batches with an A and a B per entry on a CUDA GPU: every path against float64, 3-D descriptors, the grid.
 
-A batch's TMA paths describe each operand once, in 3-D (`tilelab.ops.matmul.stored_descriptor`), and the
+A batch's TMA paths describe each operand once, in 3-D (`tilelab.ops.descriptors.stored_descriptor`), and the
 persistent kernel walks every matrix's tiles as one list (`matmul_hopper.persistent_grid`). An off-by-one
 in the matrix index reads or writes a neighbouring matrix: each case compares every matrix with float64, on
 outputs poisoned with NaN (padding included), so a matrix left unwritten or written twice fails.
@@ -15,7 +15,7 @@ import tilelab
 from tests.helpers import assert_gradients_match, assert_graph_replays, assert_matches_reference, randn
 from tilelab import contracts
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_hopper
+from tilelab.ops import matmul_hopper, matmul_plan
 
 pytestmark = [pytest.mark.gpu]
 
@@ -142,7 +142,7 @@ def test_batches_off_sectors_are_read_in_classes_by_every_config(batch, m, n, k,
     monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
     a = randn((batch, m, k), dtype, "cuda", rng)
     b = randn((batch, k, n), dtype, "cuda", rng)
-    plan = matmul_op.plan_matmul(a, b, "persistent", "tf32", None)
+    plan = matmul_plan.plan_matmul(a, b, "persistent", "tf32", None)
     assert plan.row_classes == classes
     for config in matmul_op.persistent_candidates(plan, m, n, 2):
         out = tilelab.matmul(a, b, path="persistent", config=config)

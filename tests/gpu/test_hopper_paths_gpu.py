@@ -17,8 +17,8 @@ import torch
 from tests.helpers import randn
 from tilelab.alignment import padded_row_stride
 from tilelab.ops import matmul_hopper as hopper
-from tilelab.ops.matmul import operand_layout
 from tilelab.ops.matmul_hopper import HopperConfig, launch_persistent, launch_split_k
+from tilelab.ops.matmul_plan import operand_layout
 from tilelab.ops.scaled_matmul import scaled_matmul, scaled_matmul_reference
 from tilelab.reference import relative_error, tolerance
 

@@ -9,6 +9,7 @@ import torch
 import tilelab
 from tests.helpers import assert_gradients_match, assert_graph_replays, assert_matches_reference, randn
 from tilelab import tuning
+from tilelab.ops import bound_launch
 from tilelab.ops import matmul as matmul_op
 from tilelab.reference import matmul_reference, relative_error
 
@@ -158,13 +159,13 @@ def test_replayed_launch_computes_new_inputs(path, batch, rng, monkeypatch):
 def test_descriptor_replays_reuse_tensor_maps_through_the_c_launcher(rng, monkeypatch):
     """A replay of a host-descriptor launch goes through TensorMapCache (not Triton's descriptor expansion)."""
     monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
-    seen, real = [], matmul_op.TensorMapCache.arguments
+    seen, real = [], bound_launch.TensorMapCache.arguments
 
     def spy(self, *addresses):
         seen.append(addresses)
         return real(self, *addresses)
 
-    monkeypatch.setattr(matmul_op.TensorMapCache, "arguments", spy)
+    monkeypatch.setattr(bound_launch.TensorMapCache, "arguments", spy)
     a = randn((256, 128), torch.float16, "cuda", rng)
     b = randn((128, 320), torch.float16, "cuda", rng)
     tilelab.matmul(a, b, path="descriptor")  # records the launch

@@ -141,7 +141,7 @@ def test_a_batch_is_copied_through_3d_descriptors(tmp_path):
 
 
 def test_row_classes_read_a_and_write_c_through_3d_host_descriptors(tmp_path):
-    # --row-classes: A's rows off sectors, read by class (tilelab.ops.matmul.row_classes); descriptors from the host.
+    # --row-classes: A's rows off sectors, read by class (tilelab.ops.matmul_plan.row_classes); host descriptors.
     found = inspect(tmp_path, "--path", "descriptor", "--row-classes", "8")
     ptx = found["census"]["ptx"]
     assert found["row_classes"] == 8 and ptx["wgmma"] > 0 and ptx["tensormap.replace"] == 0

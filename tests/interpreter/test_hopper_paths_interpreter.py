@@ -15,8 +15,8 @@ from tests.helpers import randn
 from tilelab.alignment import padded_row_stride
 from tilelab.ops import matmul_hopper as hopper
 from tilelab.ops import scaled_matmul as scaled_op
-from tilelab.ops.matmul import operand_layout
 from tilelab.ops.matmul_hopper import HopperConfig, launch_persistent, launch_split_k, split_k_slices
+from tilelab.ops.matmul_plan import operand_layout
 from tilelab.ops.scaled_matmul import scaled_matmul, scaled_matmul_reference
 from tilelab.reference import matmul_reference, relative_error, tolerance
 

@@ -14,9 +14,9 @@ import torch.nn.functional as F
 
 from tests.helpers import interpreter_plan_only, randn
 from tilelab import contracts, tuning
+from tilelab.ops import bound_launch, matmul_pingpong, matmul_plan
 from tilelab.ops import linear as linear_op
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_pingpong
 from tilelab.ops.linear import describe_linear, linear
 from tilelab.ops.matmul_hopper import HopperConfig
 from tilelab.reference import relative_error, tolerance
@@ -304,8 +304,8 @@ def test_split_k_partials_stay_plain_products(descriptors, device, rng):
     """The epilogue applies to the slices' sum, never to a partial: the workspace's planes still add up to
     x @ weight.T alone (a bias or relu applied per slice would add the bias 3 times, or clip each partial),
     and C is relu(sum + bias)."""
-    from tilelab.ops.matmul import operand_layout
     from tilelab.ops.matmul_hopper import launch_split_k
+    from tilelab.ops.matmul_plan import operand_layout
 
     m, n, k = 40, 48, 96
     x, weight, bias = operands(m, n, k, torch.float32, device, rng)
@@ -369,9 +369,9 @@ def test_split_k_replays_pass_workspace_counters_and_each_calls_bias(path, dtype
 
     monkeypatch.setattr(matmul_op, "_REPLAYS", {})
     monkeypatch.setattr(matmul_op, "_replayable", lambda *args: True)
-    monkeypatch.setattr(matmul_op, "_stream_getter", lambda: (lambda index: 0))
-    monkeypatch.setattr(matmul_op, "bind_launch", bind_launch)
-    monkeypatch.setattr(matmul_op, "bind_descriptor_launch", bind_descriptor_launch)
+    monkeypatch.setattr(bound_launch, "stream_getter", lambda: (lambda index: 0))
+    monkeypatch.setattr(bound_launch, "bind_launch", bind_launch)
+    monkeypatch.setattr(bound_launch, "bind_descriptor_launch", bind_descriptor_launch)
     monkeypatch.setattr(linear_op, "_replay_key", lambda x, weight, bias, activation, *rest: (
         "linear", tuple(x.shape), bias is None, activation))
     monkeypatch.setattr(torch.Tensor, "new_empty", new_empty)
@@ -415,7 +415,7 @@ def test_split_k_replays_pass_workspace_counters_and_each_calls_bias(path, dtype
 
 def _pretend(monkeypatch, planned_path, config=None):
     """plan_matmul planning `planned_path` when linear leaves the path open (as it may on a Hopper GPU)."""
-    real = matmul_op.plan_matmul
+    real = matmul_plan.plan_matmul
 
     def plan(a3, b3, path, precision, cfg):
         planned = real(a3, b3, path, precision, cfg)
@@ -423,7 +423,7 @@ def _pretend(monkeypatch, planned_path, config=None):
             return dataclasses.replace(planned, path=planned_path, config=config or planned.config)
         return planned
 
-    monkeypatch.setattr(matmul_op, "plan_matmul", plan)
+    monkeypatch.setattr(matmul_plan, "plan_matmul", plan)
 
 
 def test_the_registers_kernel_replans_on_the_persistent_kernel(monkeypatch, device, rng):
@@ -479,8 +479,8 @@ def test_a_tuned_wide_tile_gives_way_to_its_power_of_two_part(monkeypatch, devic
     """Where the tuner hands the descriptor path a wide tile (its kernel has no epilogue), linear launches the
     tile's 2/3 part: 128x192 -> 128x128 here (the interpreter plans a fixed tile, so `plan_matmul` leaves the
     config to the tuner as on a GPU)."""
-    real = matmul_op.plan_matmul
-    monkeypatch.setattr(matmul_op, "plan_matmul",
+    real = matmul_plan.plan_matmul
+    monkeypatch.setattr(matmul_plan, "plan_matmul",
                         lambda *args: dataclasses.replace(real(*args), config=None))
     monkeypatch.setattr(tuning, "choose", lambda key, candidates, launch, **kw: tuning.WIDE_CANDIDATES[0])
     launched = []

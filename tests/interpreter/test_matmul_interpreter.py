@@ -179,9 +179,9 @@ def test_descriptors_are_host_built_and_3d_for_a_batch(path, a_shape, b_shape, a
     built, real = [], matmul_op.host_descriptors
 
     def spy(*args, **kwargs):
-        descriptors = real(*args, **kwargs)
-        built.append(tuple(len(d.block_shape) for d in descriptors))
-        return descriptors
+        made = real(*args, **kwargs)
+        built.append(tuple(len(d.block_shape) for d in made))
+        return made
 
     monkeypatch.setattr(matmul_hopper, "host_descriptors", spy)
     monkeypatch.setattr(matmul_op, "host_descriptors", spy)

@@ -128,7 +128,7 @@ def test_alignment_walkthrough_asks_the_library():
     assert answers["pointer_align for 1000x1004x1000 fp16 (N = 1004)"].startswith("4: 8-byte loads")
     import torch
 
-    from tilelab.ops.matmul import operand_layout
+    from tilelab.ops.matmul_plan import operand_layout
 
     b = torch.empty((1, 1000, 1004), dtype=torch.float16, device="meta")  # the claim: TMA cannot read B
     assert not operand_layout(b).tma_ok
@@ -146,7 +146,7 @@ def test_alignment_walkthrough_asks_the_library():
         == "1024"
     assert answers["byte offsets in a line of rows 1, 9, 17, 25 (every 8th row from row 1)"] == "80, 80, 80, 80"
     assert answers["class 1: elements to start early so its boxes begin on a line"] == "40 (80 bytes)"
-    assert answers["row_classes for 1000x1000 fp16 (tilelab.ops.matmul.row_classes)"] == "8"
+    assert answers["row_classes for 1000x1000 fp16 (tilelab.ops.matmul_plan.row_classes)"] == "8"
     assert answers["... for 1002 rows (2 divides M, 4 does not: classes on 32-byte sectors)"] == "2"
     assert answers["... for rows of 1024 (on lines already)"] == "1"
     assert answers["... for 640 rows (8 classes of 80 rows: 8 tiles of 128 rows where 5 cover M)"] == "1"

@@ -277,7 +277,7 @@ def test_exercise_23_fits_what_the_library_reads_by_descriptor():
     from learning.checks import triton_descriptors as checks
     from learning.solutions import triton_descriptors as solution
     from tilelab.alignment import TMA_ALIGN
-    from tilelab.ops.matmul import operand_layout
+    from tilelab.ops.matmul_plan import operand_layout
 
     assert solution.TMA_ALIGN == checks.TMA_ALIGN == TMA_ALIGN
     for dtype in (torch.float16, torch.float32):

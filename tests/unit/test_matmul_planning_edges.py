@@ -1,4 +1,4 @@
-"""ops/matmul.py's planning at its exact edges, found untested by mutation testing (thirty-second session):
+"""ops/matmul_plan.py's planning at its exact edges, found untested by mutation testing (thirty-second session):
 where the pointer kernel's offsets stop fitting in int32 (shapes only, meta tensors: nothing is allocated or
 launched), and operands a tensor descriptor cannot describe."""
 
@@ -9,6 +9,7 @@ import tilelab
 from tests.helpers import assert_matches_reference, randn
 from tilelab import tuning
 from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_plan
 
 EDGE = tuning.MAX_TILE_EDGE  # 256: masked lanes of a tile reach this far past the last row and column
 # A [rows, 256] row-major A whose last tile's lanes reach element (rows + 256) * 256 + (256 + 256): exactly
@@ -24,9 +25,9 @@ def test_the_last_offset_int32_holds_and_the_first_it_cannot():
     assert (ROWS_AT_THE_LIMIT + EDGE) * 256 + 2 * EDGE == 2**31
     b = _meta(1, 256, 16)
     at_limit = _meta(1, ROWS_AT_THE_LIMIT, 256)
-    assert matmul_op._needs_64bit_offsets(at_limit, b, ROWS_AT_THE_LIMIT, 16, 1)
+    assert matmul_plan.needs_64bit_offsets(at_limit, b, ROWS_AT_THE_LIMIT, 16, 1)
     below = _meta(1, ROWS_AT_THE_LIMIT - 1, 256)  # 256 elements less: 2**31 - 256
-    assert not matmul_op._needs_64bit_offsets(below, b, ROWS_AT_THE_LIMIT - 1, 16, 1)
+    assert not matmul_plan.needs_64bit_offsets(below, b, ROWS_AT_THE_LIMIT - 1, 16, 1)
 
 
 @pytest.mark.parametrize("batch", [2, 3])
@@ -37,16 +38,16 @@ def test_the_batch_offset_counts_up_to_the_last_matrix_only(batch):
     a, b = _meta(batch, rows, 256), _meta(1, 256, 16)
     largest = (batch - 1) * rows * 256 + (rows + EDGE) * 256 + 2 * EDGE
     assert largest < 2**31 <= largest + rows * 256
-    assert not matmul_op._needs_64bit_offsets(a, b, rows, 16, batch)
-    assert matmul_op._needs_64bit_offsets(_meta(batch + 1, rows, 256), b, rows, 16, batch + 1)
+    assert not matmul_plan.needs_64bit_offsets(a, b, rows, 16, batch)
+    assert matmul_plan.needs_64bit_offsets(_meta(batch + 1, rows, 256), b, rows, 16, batch + 1)
 
 
 def test_only_the_pointer_plan_takes_64_bit_offsets():
     a = _meta(1, ROWS_AT_THE_LIMIT, 256)
     b = _meta(1, 256, 16)
-    assert matmul_op._needs_64bit_offsets(a, b, ROWS_AT_THE_LIMIT, 16, 1)
+    assert matmul_plan.needs_64bit_offsets(a, b, ROWS_AT_THE_LIMIT, 16, 1)
     for path in ("pointer", "descriptor"):
-        plan = matmul_op.plan_matmul(a, b, path, "tf32", tuning.INTERPRETER)
+        plan = matmul_plan.plan_matmul(a, b, path, "tf32", tuning.INTERPRETER)
         assert plan.offsets_64 is (path == "pointer"), path
 
 
@@ -56,7 +57,7 @@ def test_rows_that_overlap_are_no_descriptor_s_and_take_the_pointer_kernel(row_s
     descriptor describes it, whatever its alignment, so path=None plans the pointer kernel."""
     a = randn((33 * 8 + 64,), torch.float32, device, rng).as_strided((33, 64), (row_stride, 1))
     b = randn((64, 24), torch.float32, device, rng)
-    assert not matmul_op.operand_layout(a[None]).tma_ok
+    assert not matmul_plan.operand_layout(a[None]).tma_ok
     assert matmul_op.describe_plan(a, b)["path"] == "pointer"
     out = tilelab.matmul(a, b, precision="ieee")
     assert_matches_reference(out, a, b, precision="ieee", label=f"rows {row_stride} elements apart")

@@ -9,7 +9,7 @@ import torch
 
 import tilelab
 from tilelab import contracts
-from tilelab.ops import gluon_launch, matmul_hopper
+from tilelab.ops import gluon_launch, matmul_hopper, matmul_plan
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_pingpong as pingpong
 
@@ -19,8 +19,8 @@ def on_hopper(monkeypatch):
     """Decisions as on an H200: not interpreting, capability 9.0, TMA paths for large problems."""
     monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: False)
     monkeypatch.setattr(gluon_launch, "is_hopper", lambda device: True)
-    monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: False)
-    monkeypatch.setattr(matmul_op, "_descriptor_pays_off", lambda *args: True)
+    monkeypatch.setattr(matmul_plan, "_split_k_pays_off", lambda *args: False)
+    monkeypatch.setattr(matmul_plan, "_descriptor_pays_off", lambda *args: True)
     monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
 
 
@@ -94,13 +94,13 @@ def test_a_better_filled_last_wave_pays_off_at_any_k(m, n, mine, persistent):
 ])
 def test_plan_takes_pingpong_where_the_persistent_kernel_would_with_a_short_k(on_hopper, m, n, k, expected):
     a3, b3 = torch.empty(1, m, k, dtype=torch.float16), torch.empty(1, k, n, dtype=torch.float16)
-    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == expected
+    assert matmul_plan.plan_matmul(a3, b3, None, "tf32", None).path == expected
 
 
 def test_plan_keeps_the_persistent_kernel_for_what_pingpong_cannot_take(on_hopper):
     a3 = torch.empty(1, 1024, 8192, dtype=torch.float16).mT  # A stored [K, M]
     b3 = torch.empty(1, 1024, 8192, dtype=torch.float16)
-    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == "persistent"
+    assert matmul_plan.plan_matmul(a3, b3, None, "tf32", None).path == "persistent"
 
 
 @pytest.mark.parametrize("batch,m,n,k,expected", [
@@ -117,20 +117,20 @@ def test_plan_keeps_the_persistent_kernel_for_what_pingpong_cannot_take(on_hoppe
 ])
 def test_plan_of_a_batch(on_hopper, batch, m, n, k, expected):
     a3, b3 = torch.empty(batch, m, k, dtype=torch.float16), torch.empty(batch, k, n, dtype=torch.float16)
-    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == expected
+    assert matmul_plan.plan_matmul(a3, b3, None, "tf32", None).path == expected
     b_nk = torch.empty(batch, n, k, dtype=torch.float16).mT  # B stored [N, K], as attention's K^T
     if n == 1000 and k % 64 == 0:
         expected = "pingpong"  # B's stored rows are K's: 2048 bytes, on sectors
-    assert matmul_op.plan_matmul(a3, b_nk, None, "tf32", None).path == expected
+    assert matmul_plan.plan_matmul(a3, b_nk, None, "tf32", None).path == expected
 
 
 def test_forced_pingpong_path(on_hopper):
     a3, b3 = operands(256, 128, 64)
-    assert matmul_op.plan_matmul(a3, b3, "pingpong", "tf32", None).path == "pingpong"  # any K when asked
+    assert matmul_plan.plan_matmul(a3, b3, "pingpong", "tf32", None).path == "pingpong"  # any K when asked
     with pytest.raises(contracts.ContractError, match="one configuration"):
-        matmul_op.plan_matmul(a3, b3, "pingpong", "tf32", "fixed")
+        matmul_plan.plan_matmul(a3, b3, "pingpong", "tf32", "fixed")
     with pytest.raises(contracts.ContractError, match="path='pingpong' cannot take.*float16/bfloat16"):
-        matmul_op.plan_matmul(a3.float(), b3.float(), "pingpong", "tf32", None)
+        matmul_plan.plan_matmul(a3.float(), b3.float(), "pingpong", "tf32", None)
 
 
 @pytest.mark.skipif(torch.cuda.is_available() and torch.cuda.get_device_capability()[0] == 9,
@@ -260,7 +260,7 @@ def test_a_batch_launches_one_list_of_tiles(launches):
 ])
 def test_wide_tiles_take_one_gemm_whose_waves_they_fill_better(on_hopper, m, n, k, expected):
     a3, b3 = torch.empty(1, m, k, dtype=torch.float16), torch.empty(1, k, n, dtype=torch.float16)
-    plan = matmul_op.plan_matmul(a3, b3, None, "tf32", None)
+    plan = matmul_plan.plan_matmul(a3, b3, None, "tf32", None)
     if expected == "wide":
         assert (plan.path, plan.config, plan.row_classes) == ("descriptor", tilelab.tuning.WIDE_CANDIDATES[0], 1)
     else:
@@ -274,4 +274,4 @@ def test_wide_tiles_take_one_gemm_whose_waves_they_fill_better(on_hopper, m, n, 
 ])
 def test_wide_tiles_leave_batches_float32_and_rows_off_sectors_alone(on_hopper, make):
     a3, b3 = make()
-    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path != "descriptor"
+    assert matmul_plan.plan_matmul(a3, b3, None, "tf32", None).path != "descriptor"

@@ -8,6 +8,7 @@ import torch
 import triton
 
 from tilelab import alignment, tuning
+from tilelab.ops import bound_launch, descriptors, matmul_plan
 from tilelab.ops import matmul as matmul_op
 from tilelab.reference import relative_error, tolerance
 
@@ -22,34 +23,34 @@ def test_padded_row_stride(width, element_size, expected):
 
 def test_layout_of_row_and_column_major():
     x = torch.empty(1, 64, 32, dtype=torch.float16)
-    assert matmul_op.operand_layout(x) == matmul_op.OperandLayout(True, 32, 0, True)
+    assert matmul_plan.operand_layout(x) == matmul_plan.OperandLayout(True, 32, 0, True)
     xt = torch.empty(1, 32, 64, dtype=torch.float16).transpose(1, 2)
-    assert matmul_op.operand_layout(xt) == matmul_op.OperandLayout(False, 64, 0, True)
+    assert matmul_plan.operand_layout(xt) == matmul_plan.OperandLayout(False, 64, 0, True)
 
 
 def test_layout_rejects_unaligned_rows_and_no_unit_stride():
-    assert not matmul_op.operand_layout(torch.empty(1, 8, 7, dtype=torch.float16)).tma_ok
-    assert not matmul_op.operand_layout(torch.empty(1, 8, 64, dtype=torch.float16)[:, :, ::2]).tma_ok
+    assert not matmul_plan.operand_layout(torch.empty(1, 8, 7, dtype=torch.float16)).tma_ok
+    assert not matmul_plan.operand_layout(torch.empty(1, 8, 64, dtype=torch.float16)[:, :, ::2]).tma_ok
 
 
 def test_layout_single_column_uses_column_orientation():
     # A contiguous [K, 1] matrix is also column-major with a free row stride.
-    layout = matmul_op.operand_layout(torch.empty(1, 9, 1, dtype=torch.float16))
+    layout = matmul_plan.operand_layout(torch.empty(1, 9, 1, dtype=torch.float16))
     assert layout.tma_ok
 
 
 def test_64bit_offsets_only_when_needed():
     small = torch.empty(1, 128, 128, dtype=torch.float16)
-    assert not matmul_op._needs_64bit_offsets(small, small, 128, 128, 1)
+    assert not matmul_plan.needs_64bit_offsets(small, small, 128, 128, 1)
     # 8192x8192 (2**26 elements) is far from 2**31: the batch stride must not be counted 257 times.
     big = torch.empty(1, 8192, 8192, dtype=torch.float16, device="meta")
-    assert not matmul_op._needs_64bit_offsets(big, big, 8192, 8192, 1)
+    assert not matmul_plan.needs_64bit_offsets(big, big, 8192, 8192, 1)
     # 40 batches of 8192x8192 do pass 2**31 through the batch offset alone.
     batched = torch.empty(40, 8192, 8192, dtype=torch.float16, device="meta")
-    assert matmul_op._needs_64bit_offsets(batched, big, 8192, 8192, 40)
+    assert matmul_plan.needs_64bit_offsets(batched, big, 8192, 8192, 40)
     # A fake 70000 x 40000 view: stride products pass 2**31 elements without allocating them.
     huge = torch.empty(1, 70000, 40000, dtype=torch.float16, device="meta")
-    assert matmul_op._needs_64bit_offsets(huge, small, 70000, 128, 1)
+    assert matmul_plan.needs_64bit_offsets(huge, small, 70000, 128, 1)
 
 
 def test_shape_bucket_and_prune():
@@ -122,14 +123,14 @@ def test_replays_only_for_cuda_tensors_and_without_launch_hooks():
 
     a = torch.empty(4, 4)
     assert matmul_op._replay_key(a, a, None, None, None, None) is None
-    assert matmul_op._no_launch_hooks()
+    assert bound_launch.no_launch_hooks()
 
     def hook(*args):
         pass
 
     triton.knobs.runtime.launch_enter_hook.add(hook)
     try:
-        assert not matmul_op._no_launch_hooks()
+        assert not bound_launch.no_launch_hooks()
     finally:
         triton.knobs.runtime.launch_enter_hook.remove(hook)
 
@@ -143,13 +144,13 @@ def test_descriptor_scratch_allocator_is_set_in_every_thread():
     seen = []
 
     def worker():
-        matmul_op._ensure_descriptor_scratch()
+        descriptors.ensure_descriptor_scratch()
         seen.append(_allocation._allocator.get())
 
     thread = threading.Thread(target=worker)
     thread.start()
     thread.join()
-    assert seen == [matmul_op._allocate_scratch]
+    assert seen == [descriptors._allocate_scratch]
 
 
 def test_descriptor_scratch_keeps_a_callers_allocator():
@@ -162,7 +163,7 @@ def test_descriptor_scratch_keeps_a_callers_allocator():
 
     def run():
         triton.set_allocator(mine)
-        matmul_op._ensure_descriptor_scratch()
+        descriptors.ensure_descriptor_scratch()
         return _allocation._allocator.get()
 
     assert contextvars.copy_context().run(run) is mine
@@ -274,7 +275,7 @@ def test_untuned_persistent_default_fills_the_gpu(monkeypatch, tmp_path, m, n, e
     monkeypatch.setattr(tuning, "measure_ms", lambda *a, **kw: pytest.fail("an untuned default is not timed"))
     a, b = torch.randn(m, 64, dtype=torch.float16), torch.randn(64, n, dtype=torch.float16)
     p = matmul_op._as_gemm(a, b)
-    plan = matmul_op.plan_matmul(p.a3, p.b3, "persistent", "tf32", None)
+    plan = matmul_plan.plan_matmul(p.a3, p.b3, "persistent", "tf32", None)
     c3 = torch.empty(1, m, n, dtype=torch.float16)
     config = matmul_op.persistent_config(plan, p, c3)
     assert (config.block_m, config.block_n) == expected, config.label()
@@ -320,7 +321,7 @@ def test_rows_defeat_vector_loads_looks_at_the_row_stride(a_shape, b_shape, b_tr
     a = torch.empty(a_shape, dtype=torch.float16)
     b = torch.empty(b_shape[::-1], dtype=torch.float16).t() if b_transposed else torch.empty(b_shape,
                                                                                              dtype=torch.float16)
-    assert matmul_op._rows_defeat_vector_loads(a[None], b[None]) is expected
+    assert matmul_plan._rows_defeat_vector_loads(a[None], b[None]) is expected
 
 
 @pytest.mark.parametrize("a_shape,b_shape,dtype,expected", [
@@ -334,14 +335,14 @@ def test_rows_defeat_vector_loads_looks_at_the_row_stride(a_shape, b_shape, b_tr
 def test_pointer_align_is_the_largest_shared_power_of_two(a_shape, b_shape, dtype, expected):
     a = torch.empty(a_shape, dtype=dtype).reshape(-1, *a_shape[-2:])
     b = torch.empty(b_shape, dtype=dtype).reshape(-1, *b_shape[-2:])
-    assert matmul_op.pointer_align(a, b, b.shape[2], a.shape[2]) == expected
+    assert matmul_plan.pointer_align(a, b, b.shape[2], a.shape[2]) == expected
 
 
 def test_pointer_align_needs_row_major_operands_and_batch_strides():
     a = torch.empty(1000, 1000, dtype=torch.float16)
-    assert matmul_op.pointer_align(a[None], a.t()[None], 1000, 1000) == 1  # B column-major
+    assert matmul_plan.pointer_align(a[None], a.t()[None], 1000, 1000) == 1  # B column-major
     batch = torch.empty(2, 1000 * 1000 + 4, dtype=torch.float16)[:, 4:].reshape(2, 1000, 1000)
-    assert matmul_op.pointer_align(batch, batch, 1000, 1000) == 4  # batch stride 1000004
+    assert matmul_plan.pointer_align(batch, batch, 1000, 1000) == 4  # batch stride 1000004
 
 
 @pytest.mark.parametrize("m,n,k,batch,expected", [
@@ -360,7 +361,7 @@ def test_planner_path_follows_work_and_batch(monkeypatch, m, n, k, batch, expect
     _on_fake_hopper(monkeypatch)
     a = torch.empty(batch, m, k, dtype=torch.float16)
     b = torch.empty(batch, k, n, dtype=torch.float16)
-    assert matmul_op.plan_matmul(a, b, None, "tf32", None).path == expected
+    assert matmul_plan.plan_matmul(a, b, None, "tf32", None).path == expected
 
 
 @pytest.mark.parametrize("m,n,k,dtype,precision,expected", [
@@ -375,16 +376,16 @@ def test_persistent_kernel_needs_b_rows_on_sectors(monkeypatch, m, n, k, dtype, 
     _on_fake_hopper(monkeypatch)
     a = torch.empty(1, m, k, dtype=dtype)
     b = torch.empty(1, k, n, dtype=dtype)
-    assert matmul_op.plan_matmul(a, b, None, precision, None).path == expected
+    assert matmul_plan.plan_matmul(a, b, None, precision, None).path == expected
 
 
 def test_rows_on_sectors_looks_at_base_and_strides():
     x = torch.empty(1, 64, 4096, dtype=torch.float16)
-    assert matmul_op.rows_on_sectors(x, matmul_op.operand_layout(x))
+    assert matmul_plan.rows_on_sectors(x, matmul_plan.operand_layout(x))
     shifted = x[:, :, 8:]  # 16 bytes in: TMA can still read it, but every row starts mid-sector
-    assert not matmul_op.rows_on_sectors(shifted, matmul_op.operand_layout(shifted))
+    assert not matmul_plan.rows_on_sectors(shifted, matmul_plan.operand_layout(shifted))
     batch = torch.empty(3, 64 * 4096 + 8, dtype=torch.float16)[:, : 64 * 4096].view(3, 64, 4096)
-    assert not matmul_op.rows_on_sectors(batch, matmul_op.operand_layout(batch))  # batch stride 16 bytes off
+    assert not matmul_plan.rows_on_sectors(batch, matmul_plan.operand_layout(batch))  # batch stride 16 bytes off
 
 
 def test_tensor_map_cache_encodes_each_address_once():
@@ -395,15 +396,15 @@ def test_tensor_map_cache_encodes_each_address_once():
         return f"map@{address}"
 
     meta = {"swizzle": 3, "elem_size": 2, "elem_type": 6, "block_size": [128, 64], "fp4_padded": False}
-    maps = matmul_op.TensorMapCache(encode, [([256, 512], [512, 1], meta), ([512, 128], [128, 1], meta)])
+    maps = bound_launch.TensorMapCache(encode, [([256, 512], [512, 1], meta), ([512, 128], [128, 1], meta)])
     assert maps.arguments(4096, 8192) == ["map@4096", 256, 512, 512, 1, "map@8192", 512, 128, 128, 1]
     assert maps.arguments(4096, 8192) == ["map@4096", 256, 512, 512, 1, "map@8192", 512, 128, 128, 1]
     assert encoded == [4096, 8192]  # the second call reused both maps
     maps.arguments(4096, 16384)  # a new address for B only
     assert encoded == [4096, 8192, 16384]
-    for i in range(matmul_op.TensorMapCache.MAX_ADDRESSES + 1):  # bounded: many addresses start it over
+    for i in range(bound_launch.TensorMapCache.MAX_ADDRESSES + 1):  # bounded: many addresses start it over
         maps.arguments(1 << 20 + i, 8192)
-    assert len(maps._maps[0]) <= matmul_op.TensorMapCache.MAX_ADDRESSES
+    assert len(maps._maps[0]) <= bound_launch.TensorMapCache.MAX_ADDRESSES
     with pytest.raises(ValueError):
         maps.arguments(4096)  # one address per descriptor
 
@@ -414,9 +415,9 @@ def test_c_launcher_is_found_under_triton_wrapper():
             return launcher(*args)
         return inner
 
-    assert matmul_op._c_launcher_under(wrap(len)) is len
-    assert matmul_op._c_launcher_under(wrap(lambda *a: None)) is None  # not a C function
-    assert matmul_op._c_launcher_under(None) is None
+    assert bound_launch._c_launcher_under(wrap(len)) is len
+    assert bound_launch._c_launcher_under(wrap(lambda *a: None)) is None  # not a C function
+    assert bound_launch._c_launcher_under(None) is None
 
 
 @pytest.mark.parametrize("m,n,k,batch,expected", [
@@ -431,7 +432,7 @@ def test_split_k_needs_few_tiles_and_a_long_k(monkeypatch, m, n, k, batch, expec
 
     monkeypatch.setattr(matmul_op.env, "interpreting", lambda: False)
     monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
-    assert matmul_op._split_k_pays_off(torch.device("cuda"), batch, m, n, k) is expected
+    assert matmul_plan._split_k_pays_off(torch.device("cuda"), batch, m, n, k) is expected
 
 
 @pytest.mark.parametrize("m", [16, 128])
@@ -517,7 +518,7 @@ def test_filling_first_moves_a_smaller_tile_ahead_only_when_the_first_leaves_mos
 
 def test_split_k_reads_through_tma_from_256_rows_with_tma_usable_operands():
     from tilelab.ops import matmul_hopper as hopper
-    from tilelab.ops.matmul import operand_layout
+    from tilelab.ops.matmul_plan import operand_layout
 
     a, b = torch.empty(1, 1024, 4096, dtype=torch.float16), torch.empty(1, 4096, 1024, dtype=torch.float16)
     aligned = (operand_layout(a), operand_layout(b))
@@ -550,7 +551,7 @@ def test_split_k_through_tma_tunes_b_off_sectors_apart(m, n, b_offset, path, exp
     """`_split_k_tiles_by_b_sectors`: 1000x1000x4000 must not take the 1024x1024x4096 bucket's tile."""
     a3 = torch.empty(1, m, 4000, dtype=torch.float16)
     b3 = torch.empty(1, 4000 * n + b_offset, dtype=torch.float16)[:, b_offset:].view(1, 4000, n)
-    plan = matmul_op.plan_matmul(a3, b3, path, "tf32", None)
+    plan = matmul_plan.plan_matmul(a3, b3, path, "tf32", None)
     key = matmul_op._tuning_key(plan, a3, b3, torch.empty(1, 0, 0, dtype=torch.float16), m, n, 4000)
     assert key.endswith("|b-off-sectors") is expected
     assert key.split("|")[-1 - expected] == tuning.shape_bucket(m, n, 4000, fine=True)  # either way
@@ -564,7 +565,7 @@ def test_buckets_are_half_octaves_with_a_power_of_two_fallback_except_for_split_
     keys, found = [], []
     for size in (768, 1024):
         a3, b3 = torch.empty(1, size, 16384, dtype=torch.float16), torch.empty(1, 16384, size, dtype=torch.float16)
-        plan = matmul_op.plan_matmul(a3, b3, path, "tf32", None)
+        plan = matmul_plan.plan_matmul(a3, b3, path, "tf32", None)
         args = (plan, a3, b3, torch.empty(1, 0, 0, dtype=torch.float16), size, size, 16384)
         keys.append(matmul_op._tuning_key(*args).split("|")[6])
         fallback = matmul_op._fallback_key(*args)
@@ -641,9 +642,9 @@ def test_descriptor_launch_falls_back_to_rebuilt_descriptors_without_a_c_launche
     compiled = SimpleNamespace(run=run, metadata=SimpleNamespace(), packed_metadata="meta", function="fn")
     specs = (([64, 32], [32, 1], [16, 16], torch.float16), ([32, 48], [48, 1], [16, 16], torch.float16),
              ([64, 48], [48, 1], [16, 16], torch.float32))
-    recorded = tuple(TensorDescriptor(matmul_op._Address(0, dtype), shape, strides, block)
+    recorded = tuple(TensorDescriptor(bound_launch._Address(0, dtype), shape, strides, block)
                      for shape, strides, block, dtype in specs)
-    launch = matmul_op.bind_descriptor_launch(compiled, (4, 1, 1), ("tail",), recorded)
+    launch = bound_launch.bind_descriptor_launch(compiled, (4, 1, 1), ("tail",), recorded)
     launch("stream", 1024, 2048, 4096)
     (args,) = calls
     descriptors = [x for x in args if isinstance(x, TensorDescriptor)]

@@ -9,7 +9,7 @@ import torch
 
 import tilelab
 from tilelab import contracts
-from tilelab.ops import gluon_launch, matmul_hopper
+from tilelab.ops import gluon_launch, matmul_hopper, matmul_plan
 from tilelab.ops import matmul as matmul_op
 from tilelab.ops import matmul_registers as registers
 
@@ -19,7 +19,7 @@ def on_hopper(monkeypatch):
     """Decisions as on an H200: not interpreting, capability 9.0, no split-K (whose check needs a CUDA device)."""
     monkeypatch.setattr(gluon_launch.env, "interpreting", lambda: False)
     monkeypatch.setattr(gluon_launch, "is_hopper", lambda device: True)
-    monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: False)
+    monkeypatch.setattr(matmul_plan, "_split_k_pays_off", lambda *args: False)
     monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
 
 
@@ -116,14 +116,14 @@ def test_config_tagged():
 
 def test_plan_takes_registers_by_default_and_skips_the_copy_of_b(on_hopper):
     a3, b3 = operands(512, 4096, 64)
-    plan = matmul_op.plan_matmul(a3, b3, None, "tf32", None)
+    plan = matmul_plan.plan_matmul(a3, b3, None, "tf32", None)
     assert plan.path == "registers"
     p = matmul_op._as_gemm(a3[0], b3[0])
     assert matmul_op._with_k_major_b(p, None) is p  # B stays as stored: no copy
-    assert matmul_op.plan_matmul(a3, b3, None, "tf32x3", None).path != "registers"
+    assert matmul_plan.plan_matmul(a3, b3, None, "tf32x3", None).path != "registers"
     few_tiles = operands(300, 260, 64)
-    assert matmul_op.plan_matmul(*few_tiles, None, "tf32", None).path != "registers"
-    assert matmul_op.plan_matmul(*few_tiles, "registers", "tf32", None).path == "registers"  # unless asked
+    assert matmul_plan.plan_matmul(*few_tiles, None, "tf32", None).path != "registers"
+    assert matmul_plan.plan_matmul(*few_tiles, "registers", "tf32", None).path == "registers"  # unless asked
 
 
 @pytest.mark.parametrize("m,n,expected", [
@@ -137,23 +137,23 @@ def test_registers_before_split_k_where_it_measured_faster(on_hopper, monkeypatc
     """Where split-K would take a tf32 problem, the registers kernel takes it from SPLIT_K_BELOW_M rows when B is
     the larger operand: split-K's tf32 kernel transposes every tile of the row-major B (0.55x torch at
     128x4096x4096, calls AAAA and EEEE)."""
-    monkeypatch.setattr(matmul_op, "_split_k_pays_off", lambda *args: True)
+    monkeypatch.setattr(matmul_plan, "_split_k_pays_off", lambda *args: True)
     a3, b3 = operands(m, n, 64)
-    assert matmul_op.plan_matmul(a3, b3, None, "tf32", None).path == expected
+    assert matmul_plan.plan_matmul(a3, b3, None, "tf32", None).path == expected
     assert registers.beats_split_k(m, n) is (expected == "registers")
-    assert matmul_op.plan_matmul(a3.half(), b3.half(), None, "tf32", None).path == "splitk"  # fp16 keeps it
+    assert matmul_plan.plan_matmul(a3.half(), b3.half(), None, "tf32", None).path == "splitk"  # fp16 keeps it
 
 
 def test_forced_registers_path_refuses_a_config(on_hopper):
     a3, b3 = operands(512, 256, 64)
     with pytest.raises(contracts.ContractError, match="chooses its own tiles"):
-        matmul_op.plan_matmul(a3, b3, "registers", "tf32", "fixed")
+        matmul_plan.plan_matmul(a3, b3, "registers", "tf32", "fixed")
 
 
 def test_forced_registers_path_refuses_what_it_cannot_take(on_hopper):
     a3, b3 = operands(512, 256, 64, torch.float16)
     with pytest.raises(contracts.ContractError, match="path='registers' cannot take these operands: it is a float32"):
-        matmul_op.plan_matmul(a3, b3, "registers", "tf32", None)
+        matmul_plan.plan_matmul(a3, b3, "registers", "tf32", None)
 
 
 def test_public_call_explains_the_refusal_here():

@@ -5,6 +5,7 @@ import torch
 
 from tilelab import alignment
 from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_plan
 
 
 @pytest.mark.parametrize("width,element_size,expected", [
@@ -27,6 +28,6 @@ def test_tma_paths_allocate_line_aligned_output_rows(path, expected, monkeypatch
     """The TMA paths store C through descriptors: rows on lines; the pointer path writes exactly [M, N]."""
     monkeypatch.setattr(matmul_op.env, "interpreting", lambda: True)  # plan as the interpreter would, on the CPU
     p = matmul_op._as_gemm(torch.randn(4, 64).half(), torch.randn(64, 1000).half())
-    plan = matmul_op.plan_matmul(p.a3, p.b3, path, "tf32", None)
+    plan = matmul_plan.plan_matmul(p.a3, p.b3, path, "tf32", None)
     out = matmul_op._allocate_output(plan, p, torch.float16)
     assert out.shape == (1, 4, 1000) and out.stride(1) == expected

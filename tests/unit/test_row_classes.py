@@ -1,4 +1,4 @@
-"""A's rows read in classes (`tilelab.ops.matmul.row_classes`): which problems, which descriptors, which PTX.
+"""A's rows read in classes (`tilelab.ops.matmul_plan.row_classes`): which problems, which descriptors, which PTX.
 
 Rows of 16 * odd bytes start 16 bytes into a 32-byte sector on every other row. R classes of rows (r, r + R,
 ...) each start at one offset within 16R bytes, so a program that owns one class reads A on that boundary.
@@ -15,7 +15,7 @@ import torch
 from tests.helpers import at_address, run_without_interpreter
 from tilelab import contracts
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_hopper
+from tilelab.ops import matmul_hopper, matmul_plan
 from tilelab.tuning import Config
 
 
@@ -25,7 +25,7 @@ def classes_of(m, k, dtype=torch.float16, offset=0, n=None, batch=1, b_stored_nk
     n = k if n is None else n
     a3 = at_address(torch.empty(batch, m, k, dtype=dtype), offset)
     b3 = torch.empty(batch, n, k, dtype=dtype).transpose(1, 2) if b_stored_nk else torch.empty(batch, k, n, dtype=dtype)
-    return matmul_op.row_classes(a3, matmul_op.operand_layout(a3), b3, matmul_op.operand_layout(b3))
+    return matmul_plan.row_classes(a3, matmul_plan.operand_layout(a3), b3, matmul_plan.operand_layout(b3))
 
 
 @pytest.mark.parametrize("m,k,offset,expected", [
@@ -61,7 +61,7 @@ def test_bfloat16_too_but_not_float32_or_a_stored_k_by_m():
     assert classes_of(1000, 1004, torch.float32) == 1  # 4016-byte rows are off sectors, but unmeasured
     a3 = at_address(torch.empty(1000, 1000, dtype=torch.float16), 0).t()[None]  # A stored [K, M]: its rows are K's
     b3 = torch.empty(1, 1000, 1000, dtype=torch.float16)
-    assert matmul_op.row_classes(a3, matmul_op.operand_layout(a3), b3, matmul_op.operand_layout(b3)) == 1
+    assert matmul_plan.row_classes(a3, matmul_plan.operand_layout(a3), b3, matmul_plan.operand_layout(b3)) == 1
 
 
 def test_a_batch_only_with_b_stored_k_by_n():
@@ -78,10 +78,10 @@ def test_batches_too_where_every_matrix_starts_on_the_boundary():
     # Matrices 1,000,016 elements apart: every second one starts 32 bytes past a 64-byte boundary.
     a3 = at_address(torch.empty(2, 1000 * 1000 + 16, dtype=torch.float16), 0)[:, :1000 * 1000].view(2, 1000, 1000)
     b3 = torch.empty(2, 1000, 1000, dtype=torch.float16)
-    assert matmul_op.row_classes(a3, matmul_op.operand_layout(a3), b3, matmul_op.operand_layout(b3)) == 2
+    assert matmul_plan.row_classes(a3, matmul_plan.operand_layout(a3), b3, matmul_plan.operand_layout(b3)) == 2
     shared = at_address(torch.empty(1000, 1000, dtype=torch.float16), 0).expand(4, 1000, 1000)  # batch stride 0
     b4 = torch.empty(4, 1000, 1000, dtype=torch.float16)
-    assert matmul_op.row_classes(shared, matmul_op.operand_layout(shared), b4, matmul_op.operand_layout(b4)) == 8
+    assert matmul_plan.row_classes(shared, matmul_plan.operand_layout(shared), b4, matmul_plan.operand_layout(b4)) == 8
 
 
 @pytest.mark.parametrize("path,config,expected", [
@@ -94,7 +94,7 @@ def test_which_paths_read_in_classes(path, config, expected, batch):
     the kernel (`persistent_host_descriptors`)."""
     a3 = at_address(torch.empty(batch, 1000, 1000, dtype=torch.float16), 0)
     b3 = torch.empty(batch, 1000, 1000, dtype=torch.float16)
-    plan = matmul_op.plan_matmul(a3, b3, path, "tf32", config)
+    plan = matmul_plan.plan_matmul(a3, b3, path, "tf32", config)
     assert plan.row_classes == expected and plan.as_dict()["row_classes"] == expected
     key = matmul_op._tuning_key(plan, a3, b3, torch.empty(batch, 0, 0, dtype=torch.float16), 1000, 1000, 1000)
     assert key.endswith("|rowclasses8") == (expected == 8)
@@ -103,10 +103,10 @@ def test_which_paths_read_in_classes(path, config, expected, batch):
 
 def test_persistent_candidates_in_classes_take_host_descriptors():
     a3 = at_address(torch.empty(16, 1000, 1000, dtype=torch.float16), 0)
-    plan = matmul_op.plan_matmul(a3, torch.empty(16, 1000, 1000, dtype=torch.float16), "persistent", "tf32", None)
+    plan = matmul_plan.plan_matmul(a3, torch.empty(16, 1000, 1000, dtype=torch.float16), "persistent", "tf32", None)
     candidates = matmul_op.persistent_candidates(plan, 1000, 1000, 2)
     assert candidates and not any(c.warp_specialize for c in candidates)
-    plain = matmul_op.plan_matmul(a3, torch.empty(16, 1000, 1024, dtype=torch.float16), "persistent", "tf32", None)
+    plain = matmul_plan.plan_matmul(a3, torch.empty(16, 1000, 1024, dtype=torch.float16), "persistent", "tf32", None)
     assert any(c.warp_specialize for c in matmul_op.persistent_candidates(plain, 1000, 1024, 2))
 
 
@@ -115,7 +115,7 @@ def test_launch_describes_a_and_c_by_class(monkeypatch):
     8 classes x 2 tiles of 64 rows x 8 tiles of 128 columns, and ROW_CLASSES=8 last."""
     a3 = at_address(torch.empty(1000, 1000, dtype=torch.float16), 0)[None]
     b3 = torch.empty(1, 1000, 1000, dtype=torch.float16)
-    plan = matmul_op.plan_matmul(a3, b3, "descriptor", "tf32", None)
+    plan = matmul_plan.plan_matmul(a3, b3, "descriptor", "tf32", None)
     c3 = matmul_op._allocate_output(plan, matmul_op._as_gemm(a3[0], b3[0]), torch.float16)
     config = Config(64, 128, 128, 8, num_warps=4, num_stages=4)
     a_desc, b_desc, c_desc, *rest = matmul_op._kernel_args(plan, config, a3, b3, c3, 1000, 1000, 1000)
@@ -143,7 +143,7 @@ def test_a_batch_is_described_by_class_in_4d(path, monkeypatch):
 
     a3 = at_address(torch.empty(16, 1000, 1000, dtype=torch.float16), 0)
     b3 = torch.empty(16, 1000, 1000, dtype=torch.float16)
-    plan = matmul_op.plan_matmul(a3, b3, path, "tf32", None)
+    plan = matmul_plan.plan_matmul(a3, b3, path, "tf32", None)
     c3 = torch.empty(16, 1000, 1000, dtype=torch.float16)
     launched = []
 
@@ -175,7 +175,7 @@ def test_a_batch_is_described_by_class_in_4d(path, monkeypatch):
 def test_warp_specialized_configs_cannot_read_in_classes():
     a3 = at_address(torch.empty(2, 1000, 1000, dtype=torch.float16), 0)
     config = matmul_hopper.HopperConfig(128, 256, 64, 8, num_warps=4, num_stages=3, warp_specialize=True)
-    layout = matmul_op.operand_layout(a3)
+    layout = matmul_plan.operand_layout(a3)
     with pytest.raises(contracts.ContractError, match="warp-specialized"):
         matmul_hopper.launch_persistent(a3, a3, torch.empty_like(a3), 1000, 1000, 1000, layout, layout, "tf32",
                                         config, 132, row_classes=8)

@@ -74,7 +74,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--row-classes", type=int, choices=[8, 4, 2],
                    help="--path descriptor or persistent: A's rows read in this many classes, through host-built "
                         "descriptors (A and C 3-D, 4-D with --batch), as tilelab plans fp16/bf16 rows that start "
-                        "16 bytes into a sector (tilelab.ops.matmul.row_classes)")
+                        "16 bytes into a sector (tilelab.ops.matmul_plan.row_classes)")
     p.add_argument("--activation", choices=["relu", "gelu", "silu"],
                    help="matmul's pointer, descriptor, persistent, splitk* or pingpong path with tilelab.linear's "
                         "fused epilogue: this activation on the float32 accumulator (split-K: the slices' sum) "

@@ -26,7 +26,7 @@ class Inspection:
     accumulate: str | None = None  # scaled_matmul: "fast" or "promoted" (use_fast_accum True / False)
     b_layout: str = "kn"  # B as stored: "kn" ([K, N] rows) or "nk" ([N, K] rows, K-major; conv2d_bn_silu's weight)
     batched: bool = False  # a batch with an A and a B per entry: 3-D descriptors
-    row_classes: int = 1  # descriptor/persistent: A's rows read in classes (`tilelab.ops.matmul.row_classes`)
+    row_classes: int = 1  # descriptor/persistent: A's rows read in classes (`tilelab.ops.matmul_plan.row_classes`)
     epilogue: str | None = None  # matmul: tilelab.linear's fused epilogue, e.g. "bias-gelu", "silu"
     groups: int = 1  # conv2d_bn_silu: the convolution's groups (of the channels inspected)
     channels: int = 64  # conv2d_bn_silu: the inspected channels, in (and out, unless out_channels says otherwise)

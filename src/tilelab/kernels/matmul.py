@@ -238,7 +238,7 @@ def store_block(desc, batch, off_row, off_col, value):
 @triton.jit
 def load_class_block(desc, matrix, row_class, off_row, off_col):
     """The [rows, cols] block at (off_row, off_col) of class `row_class` of a matrix described by class
-    (`row_classes` in tilelab.ops.matmul): [classes, rows / classes, cols] for one GEMM, or
+    (`row_classes` in tilelab.ops.matmul_plan): [classes, rows / classes, cols] for one GEMM, or
     [batch, classes, rows / classes, cols] with [1, 1, rows, cols] blocks for matrix `matrix` of a batch."""
     if len(desc.block_shape) == 4:
         block = desc.load([matrix, row_class, off_row, off_col])
@@ -347,7 +347,7 @@ def matmul_descriptor_kernel(
     16 * ROW_CLASSES bytes. A program owns the rows of one class and reads
     K from `shift` elements before 0, so every box of A starts on that
     boundary; TMA returns zeros for the columns of A and the rows of B
-    before 0 (`tilelab.ops.matmul.row_classes`).
+    before 0 (`tilelab.ops.matmul_plan.row_classes`).
 
     bias_ptr, ACTIVATION: `apply_epilogue` before the store (`tilelab.linear`);
     left at their defaults, nothing.

@@ -8,7 +8,7 @@ shared memory, so B arrives in the layout the tensor core wants and is
 only re-viewed (`.T`), never moved. The scales are float32 scalars in
 device memory, loaded once per program, and applied to the float32
 accumulator once per tile, not per product. The launcher builds the
-descriptors of A, B and C on the host (`tilelab.ops.matmul.host_descriptors`):
+descriptors of A, B and C on the host (`tilelab.ops.descriptors.host_descriptors`):
 they arrive as kernel parameters, ready for TMA.
 
 Accumulation precision. Hopper's fp8 wgmma adds its products into an

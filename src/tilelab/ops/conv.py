@@ -30,8 +30,8 @@ import torch
 import triton
 
 from tilelab import contracts, env, tuning
+from tilelab.ops import bound_launch, matmul_hopper
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops import matmul_hopper
 from tilelab.tuning import Config
 
 INPUT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -283,7 +283,7 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     key = None if traced else _replay_key(x, weight, per_channel, eps, stride, padding, dilation, groups, precision,
                                           config, silu)
     replay = _REPLAYS.get(key) if key is not None else None
-    if replay is not None and matmul_op._no_launch_hooks():
+    if replay is not None and bound_launch.no_launch_hooks():
         return replay(x, weight, per_channel)
 
     geometry = _check(x, weight, bias, running_mean, running_var, bn_weight, bn_bias, eps, stride, padding,
@@ -306,7 +306,7 @@ def conv2d_bn_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | N
     if key is not None:
         direct = uses_direct_kernel(geometry)
         pointers = DIRECT_POINTERS if direct else GEMM_POINTERS
-        _REPLAYS[key] = _ConvReplay(matmul_op.bind_launch_on_stream(compiled, grid, args[pointers:], x.device),
+        _REPLAYS[key] = _ConvReplay(bound_launch.bind_launch_on_stream(compiled, grid, args[pointers:], x.device),
                                     _channels_last(x), (geometry.batch, geometry.c_out, geometry.oh, geometry.ow),
                                     direct, None if direct else _split_workspace(geometry, chosen))
     return y

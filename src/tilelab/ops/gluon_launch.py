@@ -42,11 +42,11 @@ def describe(x: torch.Tensor, block: list[int]):
     [batch, rows, cols] `x` in 3-D with [1, *block] blocks (one descriptor for the whole batch; a batch of one
     matrix, or of one matrix broadcast, is described in 2-D).
 
-    The row stride is the one `tilelab.ops.matmul.operand_layout` checked: a single row's stride means
+    The row stride is the one `tilelab.ops.matmul_plan.operand_layout` checked: a single row's stride means
     nothing (torch may give it any value), so TMA gets the row's own length padded to 16 bytes instead."""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-    from tilelab.ops.matmul import operand_layout
+    from tilelab.ops.matmul_plan import operand_layout
 
     layout = operand_layout(x if x.dim() == 3 else x.unsqueeze(0))
     if not layout.row_major:  # the callers pass a transposed view's storage instead (matmul_pingpong.descriptors)
@@ -63,7 +63,7 @@ def stored_row_major(x: torch.Tensor) -> bool:
     """Whether TMA reads `x` ([rows, cols] or [batch, rows, cols]) as stored (unit stride along its last
     dimension) rather than transposed, as `operand_layout` decides it (a dimension of extent 1 has no stride of
     its own)."""
-    from tilelab.ops.matmul import operand_layout
+    from tilelab.ops.matmul_plan import operand_layout
 
     return operand_layout(x if x.dim() == 3 else x.unsqueeze(0)).row_major
 

@@ -30,6 +30,7 @@ import itertools
 import torch
 
 from tilelab import contracts, env, tuning
+from tilelab.ops import bound_launch, descriptors, matmul_plan
 from tilelab.ops import matmul as matmul_op
 from tilelab.recompute import gradients_by_recompute
 from tilelab.tuning import Config
@@ -60,7 +61,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
         return _torch_epilogue(z, activation).to(x.dtype)
     key = _replay_key(x, weight, bias, activation, precision, path, config)
     replay = matmul_op._REPLAYS.get(key) if key is not None else None
-    if replay is not None and matmul_op._no_launch_hooks():
+    if replay is not None and bound_launch.no_launch_hooks():
         return replay(x, weight, bias)
 
     _check(x, weight, bias, activation, precision, path, config)
@@ -86,7 +87,7 @@ def plan_linear(p: "matmul_op._Problem", precision: str | None, path: str | None
     copy=False: the copy is allocated, not made, as for describing a plan).
     """
     q = matmul_op._with_k_major_b(p, precision, path, config, copy=copy)
-    plan = matmul_op.plan_matmul(q.a3, q.b3, path, precision or "tf32", config)
+    plan = matmul_plan.plan_matmul(q.a3, q.b3, path, precision or "tf32", config)
     if plan.path in EPILOGUE_PATHS and not (plan.config is not None and tuning.is_wide(plan.config)):
         return plan, q
     tma_device = env.interpreting() or env.is_hopper_or_newer(p.a3.device)
@@ -95,7 +96,7 @@ def plan_linear(p: "matmul_op._Problem", precision: str | None, path: str | None
             continue
         r = matmul_op._with_k_major_b(q, precision, fallback, config, copy=copy)  # no second copy of a copy
         try:
-            return matmul_op.plan_matmul(r.a3, r.b3, fallback, precision or "tf32", config), r
+            return matmul_plan.plan_matmul(r.a3, r.b3, fallback, precision or "tf32", config), r
         except contracts.AlignmentError:
             continue
     raise AssertionError("the pointer path takes any operands")  # pragma: no cover
@@ -185,9 +186,9 @@ class _LinearReplay:
         *head, _, activation = args  # ..., bias_ptr, ACTIVATION (`matmul.epilogue_args`)
         descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), head[:3]))
         if descriptors:
-            launch = matmul_op.bind_descriptor_launch(compiled, grid, (activation,), descriptors)
+            launch = bound_launch.bind_descriptor_launch(compiled, grid, (activation,), descriptors)
         else:
-            launch = matmul_op.bind_launch(compiled, grid, (activation,))
+            launch = bound_launch.bind_launch(compiled, grid, (activation,))
         storage = c3._base if c3._base is not None else c3
         whole = out.is_contiguous() and out.numel() == storage.numel()
         pointers = 3 if split_k is None else 5  # A, B, C (and split-K's workspace and counters)
@@ -197,8 +198,8 @@ class _LinearReplay:
 
     def __call__(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if self.needs_scratch:
-            matmul_op._ensure_descriptor_scratch()
-        stream = matmul_op._stream_getter()(self.device.index)
+            descriptors.ensure_descriptor_scratch()
+        stream = bound_launch.stream_getter()(self.device.index)
         storage = x.new_empty(self.storage_shape, dtype=self.out_dtype)
         bias_address = None if bias is None else bias.data_ptr()
         if self.split_k is None:

@@ -21,21 +21,11 @@ import triton
 from tilelab.contracts import ContractError, ShapeError
 from tilelab.kernels.matmul_persistent import matmul_persistent_kernel
 from tilelab.kernels.matmul_splitk import matmul_splitk_descriptor_kernel, matmul_splitk_kernel
+from tilelab.ops.bound_launch import stream_getter
+from tilelab.ops.descriptors import ensure_descriptor_scratch, host_descriptors, host_operand_descriptors
 from tilelab.ops.matmul import _TRITON_TYPE as _MATMUL_TRITON_TYPE
-from tilelab.ops.matmul import (
-    MAX_GRID_Y,
-    OperandLayout,
-    _add_epilogue,
-    _batch_stride,
-    _ensure_descriptor_scratch,
-    _needs_64bit_offsets,
-    _stream_getter,
-    class_tile_count,
-    epilogue_args,
-    host_descriptors,
-    host_operand_descriptors,
-    pointer_align,
-)
+from tilelab.ops.matmul import MAX_GRID_Y, _add_epilogue, class_tile_count, epilogue_args
+from tilelab.ops.matmul_plan import OperandLayout, batch_stride, needs_64bit_offsets, pointer_align
 from tilelab.tuning import SHARED_MEMORY_BUDGET, Config, ceil_div, padding_limits, tile_count
 
 INTERPRETER_SMS = 4  # programs of the persistent grid under the interpreter: small, so tiles outnumber them
@@ -288,7 +278,7 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
                       precision: str, config: HopperConfig, num_sms: int, *, row_classes: int = 1,
                       epilogue=None):
     """C = A @ B with `matmul_persistent_kernel`; needs a_layout.tma_ok and b_layout.tma_ok. row_classes > 1:
-    A's rows read in that many classes (`tilelab.ops.matmul.row_classes` decides; host-built descriptors).
+    A's rows read in that many classes (`tilelab.ops.matmul_plan.row_classes` decides; host-built descriptors).
     epilogue: (bias or None, activation) fused before each tile's store (`tilelab.linear`; `epilogue_args`).
 
     Returns (compiled kernel, grid, arguments) of the last launch, for replays.
@@ -303,7 +293,7 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
     # slices of at most MAX_GRID_Y.
     slices = [(0, batch)]
     if not host:
-        _ensure_descriptor_scratch()
+        ensure_descriptor_scratch()
         slices = [(first, min(batch, first + MAX_GRID_Y)) for first in range(0, batch, MAX_GRID_Y)]
     for start, stop in slices:
         a_part = a3[start:stop] if a3.shape[0] > 1 else a3
@@ -315,8 +305,8 @@ def launch_persistent(a3, b3, c3, m: int, n: int, k: int, a_layout: OperandLayou
             operands = host_descriptors(a_part, b_part, c_part, a_layout, b_layout, config.block_m,
                                         config.block_n, config.block_k, config.store_block_n, row_classes)
         args = (*operands, m, n, k,
-                _batch_stride(a_part), a_layout.row_stride,
-                _batch_stride(b_part), b_layout.row_stride,
+                batch_stride(a_part), a_layout.row_stride,
+                batch_stride(b_part), b_layout.row_stride,
                 c_part.stride(0), c_part.stride(1),
                 # BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, INPUT_PRECISION, A_K_MAJOR, B_K_MAJOR, NUM_STAGES,
                 # EPILOGUE_SUBTILE, WARP_SPECIALIZE, FLATTEN, HOST_DESCRIPTORS, ROW_CLASSES
@@ -379,7 +369,7 @@ def split_k_counters(device: torch.device, needed: int) -> torch.Tensor:
     """At least `needed` int32 tile counters, all zero between launches, for this device's current stream."""
     if device.type == "cuda":
         index = device.index if device.index is not None else torch.cuda.current_device()
-        key = (index, _stream_getter()(index))
+        key = (index, stream_getter()(index))
     else:
         key = (device.type, 0)
     counters = _SPLIT_K_COUNTERS.get(key)
@@ -433,7 +423,7 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
     batch = c3.shape[0]
     workspace = split_k_workspace(batch, split_k, m, n, c3.device)
     descriptors = a_layout is not None and b_layout is not None and a_layout.tma_ok and b_layout.tma_ok
-    offsets_64 = not descriptors and _needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
+    offsets_64 = not descriptors and needs_64bit_offsets(a3, b3, m, n, max(a3.shape[0], b3.shape[0]))
     align = 1 if descriptors else split_k_align(a3, b3, c3, n, k)
     tiles = tile_count(m, n, config)
     counters = split_k_counters(c3.device, tiles * min(batch, MAX_GRID_Y))
@@ -454,15 +444,15 @@ def _launch_split_k(a3, b3, c3, m, n, k, precision, config, split_k=None, a_layo
             operands = host_operand_descriptors(a_part, b_part, a_layout, b_layout, config.block_m,
                                                 config.block_n, config.block_k)
             args = (*operands, c_part, ws_part, counters, m, n, k,
-                    _batch_stride(a_part), a_layout.row_stride, _batch_stride(b_part), b_layout.row_stride,
+                    batch_stride(a_part), a_layout.row_stride, batch_stride(b_part), b_layout.row_stride,
                     c_part.stride(0), c_part.stride(1), c_part.stride(2),
                     *tiling.values(), a_layout.row_major, not b_layout.row_major, True,
                     *epilogue_args(epilogue))
             kernel = matmul_splitk_descriptor_kernel
         else:
             args = (a_part, b_part, c_part, ws_part, counters, m, n, k,
-                    _batch_stride(a_part), a_part.stride(1), a_part.stride(2),
-                    _batch_stride(b_part), b_part.stride(1), b_part.stride(2),
+                    batch_stride(a_part), a_part.stride(1), a_part.stride(2),
+                    batch_stride(b_part), b_part.stride(1), b_part.stride(2),
                     c_part.stride(0), c_part.stride(1), c_part.stride(2),
                     *tiling.values(), offsets_64, k % config.block_k == 0, align, *epilogue_args(epilogue))
             kernel = matmul_splitk_kernel
@@ -490,7 +480,7 @@ def inspection_source(kernel_name: str, dtype: torch.dtype = torch.float16, conf
     batched (persistent, splitk_descriptor; host-built descriptors): the 3-D descriptors of a batch with
     an A and a B per entry.
     row_classes > 1 (persistent, host-built descriptors, A stored [M, K]): A's rows read
-    in that many classes (`tilelab.ops.matmul.row_classes`); A and C described by class.
+    in that many classes (`tilelab.ops.matmul_plan.row_classes`); A and C described by class.
     bias, activation (persistent, splitk, splitk_descriptor): `tilelab.linear`'s fused epilogue, a bias of
     `dtype` (`tilelab.ops.matmul.inspection_source`); neither leaves the parameters out.
     """

@@ -1,8 +1,8 @@
 """The "pingpong" path of `tilelab.matmul`: fp16/bf16 on Hopper, its warp groups taking turns on whole tiles
 (a Gluon kernel); the default where K is short or its tiles fill the last wave better.
 
-`tilelab.ops.matmul` asks `unsupported_reason` whether a problem fits and `pays_off` whether to take it
-instead of the persistent kernel, and calls `launch`. The kernel and why it exists:
+`tilelab.ops.matmul_plan` asks `unsupported_reason` whether a problem fits and `pays_off` whether to take it
+instead of the persistent kernel; `tilelab.ops.matmul` calls `launch`. The kernel and why it exists:
 `tilelab.kernels.matmul_pingpong`.
 """
 
@@ -79,7 +79,7 @@ def waves_in_tiles(m: int, n: int, config, sms: int, matrices: int = 1) -> int:
 
 def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor) -> str | None:
     """Why the ping-pong kernel cannot compute this [batch, M, K] @ [batch, K, N] problem; None if it can."""
-    from tilelab.ops.matmul import operand_layout
+    from tilelab.ops.matmul_plan import operand_layout
 
     if a3.dtype not in (torch.float16, torch.bfloat16):
         return f"it is a float16/bfloat16 kernel; a and b are {a3.dtype}"

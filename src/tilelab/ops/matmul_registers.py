@@ -1,7 +1,7 @@
 """The "registers" path of `tilelab.matmul`: tf32 with a row-major B, no copy of B (Hopper, a Gluon kernel).
 
-`tilelab.ops.matmul` asks `unsupported_reason` whether a problem fits, `pays_off` whether to take it by
-default, and calls `launch`. The kernel and why it exists: `tilelab.kernels.matmul_tf32_registers`.
+`tilelab.ops.matmul_plan` asks `unsupported_reason` whether a problem fits and `pays_off` whether to take it by
+default; `tilelab.ops.matmul` calls `launch`. The kernel and why it exists: `tilelab.kernels.matmul_tf32_registers`.
 """
 
 import dataclasses
@@ -111,7 +111,7 @@ def choose_config(m: int, n: int, sms: int) -> RegistersConfig:
 
 def unsupported_reason(a3: torch.Tensor, b3: torch.Tensor, precision: str) -> str | None:
     """Why the registers kernel cannot compute this [batch, M, K] @ [batch, K, N] problem; None if it can."""
-    from tilelab.ops.matmul import operand_layout
+    from tilelab.ops.matmul_plan import operand_layout
 
     if a3.dtype != torch.float32:
         return f"it is a float32 kernel; a and b are {a3.dtype}"

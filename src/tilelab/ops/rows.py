@@ -15,7 +15,7 @@ import torch
 import triton
 
 from tilelab import contracts
-from tilelab.ops import matmul as matmul_op
+from tilelab.ops import bound_launch
 
 DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 # The widest block one program keeps in registers: 8192 float32 values are 16 per thread at 16 warps.
@@ -74,7 +74,7 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     traced = torch.compiler.is_compiling()  # then only the op has a fake implementation (no data pointers)
     key = None if traced else _softmax_key(x, dim)
     replay = _REPLAYS.get(key) if key is not None else None
-    if replay is not None and matmul_op._no_launch_hooks():
+    if replay is not None and bound_launch.no_launch_hooks():
         y = torch.empty_like(x, memory_format=torch.contiguous_format)
         replay(x.data_ptr(), y.data_ptr())
         return y
@@ -100,7 +100,7 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
                 plan.one_block, plan.align)
         compiled = softmax_kernel[plan.grid(n_rows)](*args, num_warps=plan.num_warps)
         if key is not None and rows.data_ptr() == x.data_ptr() and dim in (-1, x.dim() - 1):
-            _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (*plan.grid(n_rows), 1, 1), args[2:],
+            _REPLAYS[key] = bound_launch.bind_launch_on_stream(compiled, (*plan.grid(n_rows), 1, 1), args[2:],
                                                             x.device)
     return y.movedim(-1, dim)
 
@@ -116,7 +116,7 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
     traced = torch.compiler.is_compiling()  # then only the ops have fake implementations (no data pointers)
     key = None if traced else _rmsnorm_key(x, weight, eps, residual)
     replay = _REPLAYS.get(key) if key is not None else None
-    if replay is not None and matmul_op._no_launch_hooks():
+    if replay is not None and bound_launch.no_launch_hooks():
         y = torch.empty_like(x)
         h = torch.empty_like(x) if residual is not None else y
         replay(x.data_ptr(), (residual if residual is not None else x).data_ptr(),
@@ -158,7 +158,7 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None = None, eps: float = 1e
         compiled = rmsnorm_kernel[plan.grid(rows.shape[0])](*args, num_warps=plan.num_warps)
         same_memory = rows.data_ptr() == x.data_ptr() and (residual is None or r_rows.data_ptr() == residual.data_ptr())
         if key is not None and same_memory and (weight is None or w.data_ptr() == weight.data_ptr()):
-            _REPLAYS[key] = matmul_op.bind_launch_on_stream(compiled, (*plan.grid(rows.shape[0]), 1, 1), args[5:],
+            _REPLAYS[key] = bound_launch.bind_launch_on_stream(compiled, (*plan.grid(rows.shape[0]), 1, 1), args[5:],
                                                             x.device)
     return (y, h) if residual is not None else y
 

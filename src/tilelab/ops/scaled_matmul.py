@@ -23,15 +23,11 @@ import torch
 
 from tilelab import contracts, env, tuning
 from tilelab.alignment import TMA_ALIGN, output_row_stride, padded_row_stride
-from tilelab.ops.matmul import (
-    OperandLayout,
-    _check_tile,
-    _no_launch_hooks,
-    _stream_getter,
-    bind_descriptor_launch,
-    host_descriptors,
-)
+from tilelab.ops.bound_launch import bind_descriptor_launch, no_launch_hooks, stream_getter
+from tilelab.ops.descriptors import host_descriptors
+from tilelab.ops.matmul import _check_tile
 from tilelab.ops.matmul_hopper import FP8_CANDIDATES, HopperConfig, balanced_programs, device_sms, filling_first, prune
+from tilelab.ops.matmul_plan import OperandLayout
 from tilelab.tuning import tile_count
 
 INPUT_DTYPE = torch.float8_e4m3fn
@@ -173,7 +169,7 @@ def scaled_matmul(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale
     """
     key = _replay_key(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config)
     replay = _REPLAYS.get(key) if key is not None else None
-    if replay is not None and _no_launch_hooks():
+    if replay is not None and no_launch_hooks():
         return replay(a, b, scale_a, scale_b)
 
     _check(a, b, scale_a, scale_b, out_dtype, use_fast_accum, config)
@@ -206,7 +202,7 @@ class _Replay:
     out_dtype: torch.dtype
 
     def __call__(self, a, b, scale_a, scale_b) -> torch.Tensor:
-        stream = _stream_getter()(self.device_index)
+        stream = stream_getter()(self.device_index)
         c = a.new_empty(self.storage_shape, dtype=self.out_dtype)
         self.launch(stream, a.data_ptr(), b.data_ptr(), c.data_ptr(), scale_a.data_ptr(), scale_b.data_ptr())
         return c if self.storage_shape[1] == self.n else c[:, :self.n]
