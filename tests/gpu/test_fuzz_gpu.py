@@ -1,14 +1,16 @@
 """Property-based tests of the public ops at the GPU's own scale (hypothesis): random shapes up to a few
 thousand a side, stored as they come in practice, on every kernel path, each result against float64.
 
-The interpreter's fuzz tests (`tests/interpreter/test_fuzz_interpreter.py`) keep sides below 71, so on a GPU
-they never reach what only large problems take: the persistent and pingpong kernels, A's rows read in classes,
-split-K through TMA, the registers kernel's tiles, wide tiles, the shipped tuning table's buckets. Here each
+The interpreter's fuzz tests (`tests/interpreter/test_fuzz_interpreter.py`) keep sides below 71 (and images below
+10 pixels), so on a GPU they never reach what only large problems take: the persistent and pingpong kernels, A's
+rows read in classes, split-K through TMA, the registers kernel's tiles, wide tiles, the shipped tuning table's
+buckets, and a CNN's layers on conv2d_bn_silu's two kernels. Here each
 example draws such a problem and checks it twice:
 
 1. a first call into an output poisoned with NaN (an element never written fails), and
 2. a replayed call: the inputs refilled in place with new values, the launch recorded by the first call run
-   again (`ops/matmul.py`'s `_REPLAYS`), its fresh output and any split-K workspace poisoned too.
+   again (`_REPLAYS` of `ops/matmul.py`, `ops/conv.py`, ...), its fresh output and any split-K workspace
+   poisoned too.
 
 Replays live for the whole test, so a later example whose tensors land at a freed address with other strides
 meets the earlier examples' recordings: a replay key that forgets what a launch depends on gives a wrong answer.
@@ -26,7 +28,8 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 import tilelab
-from tests.helpers import assert_matches_reference
+from tests.helpers import assert_matches_reference, randn
+from tests.interpreter import test_conv_interpreter as conv_tests
 from tests.interpreter.test_fuzz_interpreter import LAYOUTS, stored, value_source
 from tests.interpreter.test_linear_interpreter import check as check_linear
 from tests.interpreter.test_rows_interpreter import assert_close
@@ -65,8 +68,9 @@ def draw_gemm(data, max_products=MAX_PRODUCTS) -> tuple[int, int, int]:
 @contextlib.contextmanager
 def poisoned_allocations():
     """Every buffer tilelab allocates for a result or a split-K workspace starts as NaN: a first call's output
-    (matmul's and linear's `_allocate_output`, scaled_matmul's) and a replayed launch's (`Tensor.new_empty`,
-    which the replays use)."""
+    (matmul's and linear's `_allocate_output`, scaled_matmul's, conv2d_bn_silu's) and a replayed launch's
+    (`Tensor.new_empty`, which the replays use)."""
+    from tilelab.ops import conv as conv_op
     from tilelab.ops import scaled_matmul as scaled_op
 
     real_new_empty = torch.Tensor.new_empty
@@ -85,6 +89,7 @@ def poisoned_allocations():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(matmul_op, "_allocate_output", poisoning(matmul_op._allocate_output))
         patch.setattr(scaled_op, "_allocate_output", poisoning(scaled_op._allocate_output))
+        patch.setattr(conv_op, "_allocate_output", poisoning(conv_op._allocate_output))
         patch.setattr(torch.Tensor, "new_empty", new_empty)
         yield
 
@@ -219,3 +224,93 @@ def test_scaled_matmul_at_gpu_scale(data, hopper_only):
         assert err <= tolerance(out_dtype), f"{label}, {attempt}: {err:.2e}"
         a.copy_((values((m, k), torch.float32) * 2).to(op.INPUT_DTYPE))
         scale_b.fill_(data.draw(st.floats(0.125, 4.0), "new scale_b"))
+
+
+# A CNN's channel counts (RGB, ragged, MobileNet's and ResNet's) and image sides, and anything small.
+CHANNELS = st.one_of(st.sampled_from([1, 3, 16, 24, 32, 33, 64, 96, 128, 256, 512]), st.integers(1, 160))
+IMAGE_SIDE = st.one_of(st.sampled_from([1, 7, 14, 28, 56, 112]), st.integers(1, 64))
+# Multiply-adds of one call: the float64 reference runs on the CPU.
+MAX_CONV_MACS = 2**30
+
+
+def draw_layer(data) -> dict:
+    """One convolution a CNN might have: dense, depthwise (with a channel multiplier) or grouped; a filter of 1
+    to 7 taps a side, stride 1 or 2, dilation 1 or 2, padding none, one, or half the filter's reach."""
+    kind = data.draw(st.sampled_from(["dense"] * 3 + ["depthwise", "grouped"]), "kind")
+    if kind == "dense":
+        groups, c_in, c_out = 1, data.draw(CHANNELS, "c_in"), data.draw(CHANNELS, "c_out")
+    elif kind == "depthwise":
+        groups = c_in = data.draw(CHANNELS, "c_in")
+        c_out = c_in * data.draw(st.sampled_from([1, 1, 2, 4]), "channel multiplier")
+    else:
+        groups = data.draw(st.sampled_from([2, 4, 8, 32]), "groups")
+        c_in = groups * data.draw(st.sampled_from([1, 2, 4, 8, 16, 17, 32]), "input channels per group")
+        c_out = groups * data.draw(st.integers(1, 16), "output channels per group")
+    kh = data.draw(st.sampled_from([1, 1, 3, 3, 3, 5, 7]), "kh")
+    kw = kh if data.draw(st.booleans(), "square filter") else data.draw(st.integers(1, 7), "kw")
+    dilation = data.draw(st.sampled_from([1, 1, 1, 2]), "dilation")
+    padding = data.draw(st.sampled_from(["half", "half", 0, 1]), "padding")
+    if padding == "half":
+        padding = ((kh - 1) * dilation // 2, (kw - 1) * dilation // 2)
+    h = data.draw(IMAGE_SIDE, "h")
+    w = h if data.draw(st.booleans(), "square image") else data.draw(IMAGE_SIDE, "w")
+    batch = data.draw(st.integers(1, 8), "batch")
+    # Shrink the image, then the batch, while they take the call past the budget (an 8x8 image of one batch
+    # stays: under 2**30 multiply-adds with these channels and filters).
+    while batch * c_out * h * w * (c_in // groups) * kh * kw > MAX_CONV_MACS and (h * w > 64 or batch > 1):
+        if h * w > 64:
+            h, w = max(1, h // 2), max(1, w // 2)
+        else:
+            batch //= 2
+    return {"batch": batch, "c_in": c_in, "h": h, "w": w, "c_out": c_out, "kernel": (kh, kw),
+            "conv": {"stride": data.draw(st.sampled_from([1, 1, 2]), "stride"), "padding": padding,
+                     "dilation": dilation, "groups": groups}}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+@FUZZ
+@given(data=st.data())
+def test_conv2d_bn_silu_at_gpu_scale(data, dtype):
+    """A CNN's layers, NCHW or channels-last, on the kernel and tile conv2d_bn_silu picks (tuned per layer): the
+    direct kernel, the implicit GEMM, split-K over few pixels. First call and replay, each into NaN, every input
+    (the batch norm's statistics included) refilled in between. A filter larger than the padded image is refused
+    as a ShapeError naming the output."""
+    from tilelab.ops import conv as conv_op
+
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), "seed"))
+    layer = draw_layer(data)
+    conv = layer["conv"]
+    x, weight, bias, params = conv_tests.make_problem(
+        layer["batch"], layer["c_in"], layer["h"], layer["w"], layer["c_out"], layer["kernel"], dtype, "cuda",
+        generator, affine=data.draw(st.booleans(), "affine"), conv_bias=data.draw(st.booleans(), "conv bias"),
+        groups=conv["groups"])
+    if data.draw(st.booleans(), "channels last"):
+        x = x.to(memory_format=torch.channels_last)
+    label = f"{tuple(x.shape)} {x.stride()} -> {layer['c_out']}, kernel {layer['kernel']}, {conv}, {dtype}"
+
+    def run():
+        return tilelab.conv2d_bn_silu(x, weight, bias, **params, **conv)
+
+    try:
+        with poisoned_allocations():
+            first = run()
+    except tilelab.ShapeError as error:
+        assert "output" in str(error), f"{label}: {error}"
+        event("refused: no output pixels")
+        return
+    plan = conv_op.describe_plan(x, weight, bias, **params, **conv)
+    event(f"ran {plan['path']}{', split-K' if plan['config'].get('split_k', 1) > 1 else ''}")
+    conv_tests.assert_matches(first, x, weight, bias, params, label=label, **conv)
+
+    fan_in = weight[0].numel()
+    x.copy_(randn(tuple(x.shape), dtype, "cuda", generator))
+    weight.copy_(randn(tuple(weight.shape), dtype, "cuda", generator) / fan_in ** 0.5)
+    for name, t in params.items():
+        if t is not None:
+            t.copy_(randn(tuple(t.shape), t.dtype, "cuda", generator).abs() + 0.5 if name == "running_var"
+                    else randn(tuple(t.shape), t.dtype, "cuda", generator))
+    if bias is not None:
+        bias.copy_(randn(tuple(bias.shape), bias.dtype, "cuda", generator))
+    with poisoned_allocations():
+        replayed = run()
+    conv_tests.assert_matches(replayed, x, weight, bias, params, label=f"{label}, replayed", **conv)

@@ -738,7 +738,7 @@ def _pointers_or_mean(per_channel):
 class _ConvReplay:
     """A launch recorded for one call signature: replaying it skips checks, planning and Triton's binder."""
 
-    launch: object  # matmul.bind_launch_on_stream(...) of the conv kernel
+    launch: object  # bound_launch.bind_launch_on_stream(...) of the conv kernel
     channels_last: bool
     out_shape: tuple[int, int, int, int]  # [batch, C_out, OH, OW]
     direct: bool  # the direct kernel: no split-K scratch after y
