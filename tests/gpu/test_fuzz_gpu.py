@@ -235,8 +235,9 @@ MAX_CONV_MACS = 2**30
 
 def draw_layer(data) -> dict:
     """One convolution a CNN might have: dense, depthwise (with a channel multiplier) or grouped; a filter of 1
-    to 7 taps a side, stride 1 or 2, dilation 1 or 2, padding none, one, or half the filter's reach."""
-    kind = data.draw(st.sampled_from(["dense"] * 3 + ["depthwise", "grouped"]), "kind")
+    to 7 taps a side, stride 1 or 2, dilation 1 or 2, padding none, one, or half the filter's reach. One image in
+    five may be smaller than the filter's reach (an output with no pixels: refused)."""
+    kind = data.draw(st.sampled_from(["dense", "dense", "depthwise", "grouped"]), "kind")
     if kind == "dense":
         groups, c_in, c_out = 1, data.draw(CHANNELS, "c_in"), data.draw(CHANNELS, "c_out")
     elif kind == "depthwise":
@@ -254,6 +255,9 @@ def draw_layer(data) -> dict:
         padding = ((kh - 1) * dilation // 2, (kw - 1) * dilation // 2)
     h = data.draw(IMAGE_SIDE, "h")
     w = h if data.draw(st.booleans(), "square image") else data.draw(IMAGE_SIDE, "w")
+    pad_h, pad_w = padding if isinstance(padding, tuple) else (padding, padding)
+    if data.draw(st.sampled_from([True] * 4 + [False]), "image holds the filter"):
+        h, w = max(h, (kh - 1) * dilation + 1 - 2 * pad_h), max(w, (kw - 1) * dilation + 1 - 2 * pad_w)
     batch = data.draw(st.integers(1, 8), "batch")
     # Shrink the image, then the batch, while they take the call past the budget (an 8x8 image of one batch
     # stays: under 2**30 multiply-adds with these channels and filters).
