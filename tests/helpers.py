@@ -16,6 +16,15 @@ def randn(shape, dtype: torch.dtype, device, gen: torch.Generator) -> torch.Tens
     return torch.randn(shape, generator=gen, dtype=torch.float32).to(device=device, dtype=dtype)
 
 
+def to_tf32(x: torch.Tensor, *, truncate: bool = False) -> torch.Tensor:
+    """x as float32 with 10 explicit mantissa bits (tf32's): rounded to nearest, or truncated, as wgmma reads
+    float32 operands."""
+    bits = x.float().contiguous().view(torch.int32)
+    if not truncate:
+        bits = bits + 0x1000
+    return (bits & ~0x1FFF).view(torch.float32)
+
+
 def at_address(x: torch.Tensor, offset: int) -> torch.Tensor:
     """A contiguous copy of `x` whose data starts `offset` bytes past a 128-byte boundary (an L2 line)."""
     es = x.element_size()

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import tilelab
-from tests.helpers import randn
+from tests.helpers import randn, to_tf32
 from tilelab.ops import conv as conv_op
 from tilelab.reference import conv2d_bn_silu_reference, relative_error, tolerance
 
@@ -82,24 +82,20 @@ def assert_matches(y, x, weight, bias, params, *, precision=None, label="", **co
     assert err <= allowed, f"{label}: relative error {err:.3e} > {allowed:.1e}"
 
 
-def _tf32(t):
-    """t with its float32 mantissa cut to tf32's 10 bits, as wgmma reads float32 operands."""
-    return (t.float().contiguous().view(torch.int32) & ~0x1FFF).view(torch.float32)
-
-
 def test_the_comparison_forgives_rounding_and_not_bugs(rng):
     """assert_matches itself: the one-pixel layer of the GPU fuzz test's seed 974 (tf32 truncation alone missed
     the output by 4.07e-3 after batch norm's cancellation) passes, as does a layer rounded to tf32 on fresh
     inputs; a missing tap or a mean shifted by 1% fails."""
     x, weight, bias, params = make_problem(1, 1, 1, 1, 1, 1, torch.float32, "cpu",
                                            torch.Generator().manual_seed(974), affine=False, conv_bias=False)
-    truncated = conv2d_bn_silu_reference(_tf32(x), _tf32(weight), bias, **params).float()
+    cut = {"truncate": True}  # as wgmma reads float32
+    truncated = conv2d_bn_silu_reference(to_tf32(x, **cut), to_tf32(weight, **cut), bias, **params).float()
     assert relative_error(truncated, conv2d_bn_silu_reference(x, weight, bias, **params)) > 4e-3
     assert_matches(truncated, x, weight, bias, params)
 
     conv = {"stride": 2, "padding": 1}
     x, weight, bias, params = make_problem(2, 17, 9, 11, 33, 3, torch.float32, "cpu", rng)
-    assert_matches(conv2d_bn_silu_reference(_tf32(x), _tf32(weight), bias, **params, **conv).float(),
+    assert_matches(conv2d_bn_silu_reference(to_tf32(x, **cut), to_tf32(weight, **cut), bias, **params, **conv).float(),
                    x, weight, bias, params, **conv)
     missing_tap = weight.clone()
     missing_tap[:, :, 1, 1] = 0

@@ -6,7 +6,7 @@ kernels."""
 import pytest
 import torch
 
-from tests.helpers import randn
+from tests.helpers import randn, to_tf32
 from tilelab import reference
 
 
@@ -69,12 +69,7 @@ def test_the_float32_budgets_tell_tf32_from_ieee(rng):
     """tf32 rounds the inputs to 10 mantissa bits: within its own budget, far outside ieee's and tf32x3's."""
     a, b = randn((16, 256), torch.float32, "cpu", rng), randn((256, 16), torch.float32, "cpu", rng)
     ref = reference.matmul_reference(a, b)
-
-    def tf32(x):  # round to nearest, 10 explicit mantissa bits
-        bits = x.view(torch.int32)
-        return ((bits + 0x1000) & ~0x1FFF).view(torch.float32)
-
-    err = reference.relative_error(tf32(a).double() @ tf32(b).double(), ref)
+    err = reference.relative_error(to_tf32(a).double() @ to_tf32(b).double(), ref)
     assert err <= reference.tolerance(torch.float32, "tf32")
     assert err > reference.tolerance(torch.float32, "tf32x3") and err > reference.tolerance(torch.float32, "ieee")
     assert reference.tolerance(torch.float32) == reference.tolerance(torch.float32, "tf32")
