@@ -10,9 +10,10 @@ lines the same problem takes 83-86 us (torch 79-81). So: copy B alone, once per 
 
 Timed in turns with torch (cold L2), per shape: the default; B copied onto lines by torch's `copy_` into a
 fresh `tilelab.empty_aligned` each call, then multiplied; the same copy by a small Triton kernel into a kept
-buffer; A and B both copied; and, as floors, the default on B already on lines and on both already on lines.
-The copies alone are timed too. Rows that are not even 16-byte aligned (1500, 2500) cannot be read by TMA at
-all and run on the pointer path: there the copy also opens the TMA paths.
+buffer (2-byte loads in call OOOOOOOOOO, 16-byte vectors since); A and B both copied, each way; and, as
+floors, the default on B already on lines and on both already on lines. The copies alone are timed too, in
+turns of their own. Rows that are not even 16-byte aligned (1500, 2500) cannot be read by TMA at all and run
+on the pointer path: there the copy also opens the TMA paths.
 """
 
 import torch
@@ -21,9 +22,10 @@ import triton.language as tl
 
 import tilelab
 from scripts.turns import report_in_turns, rounds_argument
+from tilelab.kernels.matmul import known_multiple
 from tilelab.ops import matmul as matmul_op
 
-SHAPES = [  # (M, N, K, dtype)
+SHAPES = [  # (M, N, K, dtype); call OOOOOOOOOO ran the first four, then stopped on a bug since mended
     (3000, 3000, 3000, torch.float16), (5000, 5000, 5000, torch.float16), (2600, 2600, 2600, torch.float16),
     (4096, 3000, 4096, torch.float16), (3000, 3000, 1000, torch.float16), (1000, 1000, 4000, torch.float16),
     (1000, 1000, 1000, torch.float16), (1500, 1500, 1500, torch.float16), (2500, 2500, 2500, torch.float16),
@@ -32,21 +34,25 @@ SHAPES = [  # (M, N, K, dtype)
 
 
 @triton.jit
-def _copy_rows(src, dst, rows, cols, src_stride, dst_stride, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
-               ALIGN: tl.constexpr):
-    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]
-    c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)[None, :]
-    mask = (r < rows) & (c < tl.multiple_of(cols, ALIGN))
-    x = tl.load(src + r.to(tl.int64) * tl.multiple_of(src_stride, ALIGN) + c, mask=mask)
-    tl.store(dst + r.to(tl.int64) * tl.multiple_of(dst_stride, ALIGN) + c, x, mask=mask)
+def _copy_rows(src, dst, rows, groups, src_stride, dst_stride, BLOCK_R: tl.constexpr, BLOCK_G: tl.constexpr,
+               GROUP: tl.constexpr):
+    # Each row as `groups` runs of GROUP elements; the mask depends on the run only, and the strides are known
+    # multiples of GROUP (tl.multiple_of on a scalar teaches the compiler nothing), so each run is one vector.
+    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None, None]
+    g = tl.program_id(1) * BLOCK_G + tl.arange(0, BLOCK_G)[None, :, None]
+    col = g * GROUP + tl.arange(0, GROUP)[None, None, :]
+    mask = (r < rows) & (g < groups)
+    x = tl.load(src + r.to(tl.int64) * known_multiple(src_stride, GROUP) + col, mask=mask)
+    tl.store(dst + r.to(tl.int64) * known_multiple(dst_stride, GROUP) + col, x, mask=mask)
 
 
 def triton_copy(src: torch.Tensor, dst: torch.Tensor) -> torch.Tensor:
     rows, cols = src.shape
-    align = 8 if cols % 8 == 0 and src.stride(0) % 8 == 0 else 1
-    grid = (triton.cdiv(rows, 8), triton.cdiv(cols, 512))
-    _copy_rows[grid](src, dst, rows, cols, src.stride(0), dst.stride(0), BLOCK_R=8, BLOCK_C=512, ALIGN=align,
-                     num_warps=4)
+    group = next(g for g in (8, 4, 2, 1) if cols % g == 0 and src.stride(0) % g == 0 and dst.stride(0) % g == 0)
+    block_g = 1024 // group
+    grid = (triton.cdiv(rows, 4), triton.cdiv(cols // group, block_g))
+    _copy_rows[grid](src, dst, rows, cols // group, src.stride(0), dst.stride(0), BLOCK_R=4, BLOCK_G=block_g,
+                     GROUP=group, num_warps=4)
     return dst
 
 
@@ -59,6 +65,7 @@ def probe(m: int, n: int, k: int, dtype: torch.dtype, rounds: int) -> None:
     a = torch.randn(m, k, device="cuda", dtype=dtype)
     b = torch.randn(k, n, device="cuda", dtype=dtype)
     a_lines, b_lines = tilelab.to_aligned(a), tilelab.to_aligned(b)
+    a_kept = tilelab.empty_aligned(m, k, dtype=dtype, device="cuda")
     b_kept = tilelab.empty_aligned(k, n, dtype=dtype, device="cuda")
     variants = {
         "torch": lambda: torch.mm(a, b),
@@ -66,11 +73,14 @@ def probe(m: int, n: int, k: int, dtype: torch.dtype, rounds: int) -> None:
         "B copied (torch copy_), then default": lambda: tilelab.matmul(a, tilelab.to_aligned(b)),
         "B copied (Triton, kept buffer), then default": lambda: tilelab.matmul(a, triton_copy(b, b_kept)),
         "A and B copied (torch), then default": lambda: tilelab.matmul(tilelab.to_aligned(a), tilelab.to_aligned(b)),
+        "A and B copied (Triton, kept buffers), then default": lambda: tilelab.matmul(triton_copy(a, a_kept),
+                                                                                      triton_copy(b, b_kept)),
         "floor: B already on lines": lambda: tilelab.matmul(a, b_lines),
         "floor: A and B already on lines": lambda: tilelab.matmul(a_lines, b_lines),
-        "copy of B alone (torch)": lambda: tilelab.to_aligned(b),
-        "copy of B alone (Triton)": lambda: triton_copy(b, b_kept),
     }
+    copies = {"torch": lambda: torch.mm(a, b),
+              "copy of B alone (torch)": lambda: tilelab.to_aligned(b),
+              "copy of B alone (Triton)": lambda: triton_copy(b, b_kept)}
     reference = a.double() @ b.double() if m * n * k <= 3000 ** 3 else None
     print(f"== {m}x{n}x{k} {str(dtype).removeprefix('torch.')}", flush=True)
     describe("default", a, b)
@@ -78,7 +88,8 @@ def probe(m: int, n: int, k: int, dtype: torch.dtype, rounds: int) -> None:
     describe("A and B on lines", a_lines, b_lines)
     copied = triton_copy(b, b_kept)
     assert torch.equal(copied, b), "the Triton copy is wrong"
-    medians = report_in_turns(f"{m}x{n}x{k}", variants, rounds, reference=reference, by_time=True)
+    report_in_turns(f"{m}x{n}x{k}", variants, rounds, reference=reference, by_time=True)
+    medians = report_in_turns(f"{m}x{n}x{k}, the copies alone", copies, rounds)
     b_bytes = b.numel() * b.element_size()
     for name in ("copy of B alone (torch)", "copy of B alone (Triton)"):
         print(f"  {name}: {2 * b_bytes / (medians[name] * 1e-3) / 1e12:.2f} TB/s (read + write)", flush=True)
