@@ -98,3 +98,19 @@ def test_torch_kernels_from_the_baseline_plan(tmp_path):
 def test_no_torch_kernels_table_without_recorded_kernels(result_files, capsys):
     assert cli.main(["report", str(result_files[0])]) == 0
     assert "What torch ran" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("copies,shown", [(["a", "b"], "descriptor (A and B copied onto lines)"),
+                                          (["b"], "descriptor (B copied onto lines)"), ([], "descriptor |")])
+def test_the_plans_table_names_operands_copied_onto_lines(tmp_path, copies, shown):
+    document = synthetic_result()
+    default = next(v for v in document["cases"][0]["variants"] if v["name"] == "tilelab")
+    default["plan"] = {"library": "tilelab", "path": "descriptor", "line_copies": copies,
+                       "config": {"block_m": 128, "block_n": 128, "block_k": 64, "group_m": 8, "num_warps": 4,
+                                  "num_stages": 4}}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(document))
+    md = tmp_path / "run.md"
+    assert cli.main(["report", str(path), "--output", str(md)]) == 0
+    row = next(line for line in md.read_text().splitlines() if "128×128×64" in line)
+    assert shown in row

@@ -191,7 +191,10 @@ def plans_table(cases: list[dict]) -> list[str]:
             tile = (f"{config.get('block_m')}×{config.get('block_n')}×{config.get('block_k')}, "
                     f"GROUP_M {config.get('group_m')}, {config.get('num_warps')} warps, "
                     f"{config.get('num_stages')} stages") if config else "not recorded"
-            rows.append([shape_label(case, with_op), case["dtype"], str(plan.get("path", "?")), tile])
+            path = str(plan.get("path", "?"))
+            if plan.get("line_copies"):  # operands TMA could not read, copied onto lines first
+                path += f" ({' and '.join(name.upper() for name in plan['line_copies'])} copied onto lines)"
+            rows.append([shape_label(case, with_op), case["dtype"], path, tile])
     if not rows:
         return []
     return ["### What tilelab chose (default variant)", ""] + _table(["shape", "dtype", "path", "config"], rows, 4)

@@ -19,6 +19,7 @@ from tilelab.alignment import output_row_stride
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel, matmul_wide_kernel
 from tilelab.ops.bound_launch import bind_descriptor_launch, bind_launch, no_launch_hooks, stream_getter
 from tilelab.ops.descriptors import ensure_descriptor_scratch, host_descriptors
+from tilelab.ops.line_copies import TMA_PATHS, allocate_on_lines, line_aligned_rows, operands_to_copy
 from tilelab.ops.matmul_plan import (
     ROW_CLASS_COUNTS,
     MatmulPlan,
@@ -256,6 +257,8 @@ class _Problem:
     # b3 is a K-major copy of the caller's B: (the source's data_ptr, compiled, grid, arguments) of the
     # single transpose launch that made it, for replays; None when b3 is the caller's own memory.
     b_copy: tuple | None = None
+    # Operands read from copies on 128-byte lines (`_with_rows_on_lines`): ("a" or "b", LineCopy) each.
+    line_copies: tuple = ()
 
 
 def _as_gemm(a: torch.Tensor, b: torch.Tensor) -> _Problem:
@@ -314,6 +317,26 @@ def _with_k_major_b(p: _Problem, precision: str | None, path: str | None = None,
                                b_copy=(source.data_ptr(), *launch) if launch else None)
 
 
+def _with_rows_on_lines(p: _Problem, path: str | None, config, *, copy: bool = True) -> _Problem:
+    """For large fp16/bf16 products on Hopper with an operand whose rows TMA cannot read (not 16-byte
+    aligned): that operand copied onto 128-byte lines, if the plan on the copies takes a TMA path
+    (`tilelab.ops.line_copies`, which says what it measured); else `p` unchanged.
+
+    copy=False (describing a plan): the copies are allocated but not filled.
+    """
+    want_a, want_b = operands_to_copy(p.a3, p.b3, path, config)
+    if not (want_a or want_b):
+        return p
+    lined = {name: allocate_on_lines(x3)
+             for name, x3, want in (("a", p.a3, want_a), ("b", p.b3, want_b)) if want}
+    a3 = lined["a"].view if "a" in lined else p.a3
+    b3 = lined["b"].view if "b" in lined else p.b3
+    if plan_matmul(a3, b3, None, "tf32", None).path not in TMA_PATHS:
+        return p
+    made = tuple((name, copy_made.fill() if copy else None) for name, copy_made in lined.items())
+    return dataclasses.replace(p, a3=a3, b3=b3, line_copies=made)
+
+
 TRANSPOSE_BLOCK = 64
 
 
@@ -359,6 +382,8 @@ class _Replay:
     out_is_storage: bool = False  # storage_shape is the output's shape: return the buffer itself
     b_copy: tuple | None = None  # tf32 K-major B: (bind_launch of the transpose, the copy's shape)
     host_descriptors: bool = False  # `launch` was bound by bind_descriptor_launch
+    # Operands copied onto lines first: ("a" or "b", bind_launch of the copy, the copy's [batch, rows, stride]).
+    line_copies: tuple = ()
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if self.needs_scratch:
@@ -369,6 +394,11 @@ class _Replay:
             b_k_major = b.new_empty(copy_shape)
             copy(stream, b.data_ptr(), b_k_major.data_ptr())
             b = b_k_major
+        for name, copy, buffer_shape in self.line_copies:
+            source = a if name == "a" else b
+            lined = line_aligned_rows(buffer_shape, source)  # only its address reaches the launches
+            copy(stream, source.data_ptr(), lined.data_ptr())
+            a, b = (lined, b) if name == "a" else (a, lined)
         # a.new_empty: the device comes from `a` (the key fixed it) without parsing a device argument, about
         # 1 us less than torch.empty(..., device=) on the H200's host (results/h200-overhead.log).
         storage = a.new_empty(self.storage_shape, dtype=self.out_dtype)
@@ -456,7 +486,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         return torch.empty(p.out_shape, dtype=out_dtype, device=a.device)
     if p.k == 0:
         return torch.zeros(p.out_shape, dtype=out_dtype, device=a.device)
-    p = _with_k_major_b(p, precision, path, config)
+    p = _with_rows_on_lines(_with_k_major_b(p, precision, path, config), path, config)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     c3 = _allocate_output(plan, p, out_dtype)
     with _config_must_fit(config):
@@ -470,6 +500,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         if p.b_copy is not None:
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
+        line_copies = tuple((name, bind_launch(*made.launch[:2], made.launch[2][2:]), made.buffer_shape)
+                            for name, made in p.line_copies)
         # A descriptor built on the host, Triton's or Gluon's (another class, the same launcher arguments).
         descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), args[:5]))
         host = bool(descriptors)
@@ -481,7 +513,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
             launch = bind_launch(compiled, grid, tail_args)
         _REPLAYS[key] = _Replay(launch, a.device, tuple(out.shape if whole else storage.shape), out_dtype,
                                 tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent") and not host,
-                                split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host)
+                                split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host,
+                                line_copies=line_copies)
     return out
 
 
@@ -656,7 +689,8 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
             for path in paths:
                 try:
                     _check(a, b, None, precision, path, None)
-                    prob = _with_k_major_b(_as_gemm(a, b), precision, path)  # as matmul() would see it
+                    # As matmul() would see it.
+                    prob = _with_rows_on_lines(_with_k_major_b(_as_gemm(a, b), precision, path), path, None)
                     plan = plan_matmul(prob.a3, prob.b3, path, precision or "tf32", None)
                     # The persistent path's untuned default is a measured choice, so matmul() does not time its
                     # candidates: tune it here, whether it was asked for or is where path=None leads.
@@ -675,11 +709,17 @@ def pretune(shapes, dtypes=(torch.float16, torch.bfloat16), *, paths=(None, "per
 
 
 def _replayable(p: _Problem, a, b, c3, out) -> bool:
-    """One launch over the caller's own memory (B possibly through one K-major copy of it), into a fresh buffer
-    we can re-create."""
+    """One launch over the caller's own memory (B possibly through one K-major copy of it, A or B through one
+    copy onto lines each), into a fresh buffer we can re-create."""
+    copied = dict(p.line_copies)
+    if any(made.launch is None for made in copied.values()):
+        return False  # a copy that took several launches (a batch over CUDA's grid limit)
+    a_source = copied["a"].source_ptr if "a" in copied else p.a3.data_ptr()
     b_source = p.b3.data_ptr() if p.b_copy is None else p.b_copy[0]
+    if "b" in copied:
+        b_source = copied["b"].source_ptr
     return (
-        p.a3.data_ptr() == a.data_ptr()
+        a_source == a.data_ptr()
         and b_source == b.data_ptr()
         and c3.shape[0] <= MAX_GRID_Y
         and out.data_ptr() == c3.data_ptr()
@@ -715,11 +755,13 @@ def describe_plan(a: torch.Tensor, b: torch.Tensor, *, out_dtype=None, precision
     """The path and configuration `matmul` uses for these operands (after tuning, if it ran)."""
     _check(a, b, out_dtype, precision, path, config)
     # The layout matmul() gives B, not the values.
-    p = _with_k_major_b(_as_gemm(a, b), precision, path, config, copy=False)
+    p = _with_rows_on_lines(_with_k_major_b(_as_gemm(a, b), precision, path, config, copy=False), path, config,
+                            copy=False)
     plan = plan_matmul(p.a3, p.b3, path, precision or "tf32", config)
     from tilelab.ops import matmul_hopper
 
     described = plan.as_dict()
+    described["line_copies"] = [name for name, _ in p.line_copies]  # operands copied onto lines first
     # A stand-in for C with as many matrices as the product has: the tuning key and the grid count them.
     c_probe = torch.empty((max(p.a3.shape[0], p.b3.shape[0]), 0, 0), dtype=out_dtype or a.dtype, device=a.device)
     described["host_descriptors"] = plan.path == "descriptor"

@@ -1,0 +1,88 @@
+"""Which products copy an operand onto 128-byte lines (`tilelab.ops.matmul._with_rows_on_lines`), planned on a
+pretend Hopper with CPU tensors (copy=False: the copies are allocated, not made). The copies themselves run on the
+interpreter (tests/interpreter/test_line_copies_interpreter.py), the whole product on the GPU
+(tests/gpu/test_line_copies_gpu.py)."""
+
+import pytest
+import torch
+
+from tilelab.ops import matmul as matmul_op
+from tilelab.ops import matmul_hopper, matmul_plan
+from tilelab.ops.matmul_plan import operand_layout
+
+
+@pytest.fixture
+def fake_hopper(monkeypatch):
+    monkeypatch.setattr(matmul_op.env, "interpreting", lambda: False)
+    monkeypatch.setattr(matmul_op.env, "is_hopper_or_newer", lambda device: True)
+    monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
+    # split-K's rule asks for a CUDA device; the H200's rule otherwise
+    monkeypatch.setattr(matmul_plan, "_split_k_pays_off", lambda device, batch, m, n, k: (
+        k >= matmul_plan.SPLIT_K_MIN_K and 2 * batch * -(-m // 128) * -(-n // 128) <= 132))
+
+
+def planned(a, b, path=None, config=None):
+    """(the operands copied, the path planned on what the product reads)."""
+    p = matmul_op._with_rows_on_lines(matmul_op._as_gemm(a, b), path, config, copy=False)
+    return [name for name, _ in p.line_copies], matmul_plan.plan_matmul(p.a3, p.b3, path, "tf32", config).path, p
+
+
+@pytest.mark.parametrize("m,n,k,copied,path", [
+    (1001, 1001, 1001, ["a", "b"], "descriptor"),  # odd rows: one element a load on the pointer path
+    (1024, 1024, 1001, ["a"], "descriptor"),  # only A's rows (K's) are odd
+    (1500, 1500, 1500, ["a", "b"], "descriptor"),  # 8-byte aligned rows
+    (4096, 50257, 1024, ["b"], "persistent"),  # a vocabulary's worth of columns
+    (1024, 1024, 1024, [], "descriptor"),  # TMA reads these already
+    (1000, 1000, 1000, [], "descriptor"),  # 16-byte aligned, off sectors: read in classes, not copied
+    (604, 604, 604, [], "pointer"),  # below HOST_DESCRIPTOR_MIN_WORK: the copies would cost more than they save
+    (8, 1024, 1001, [], "pointer"),
+    (128, 4100, 4100, [], "splitk"),  # on lines it would split K, reading through pointers: nothing to gain
+])
+def test_only_rows_tma_cannot_read_are_copied_and_only_where_a_tma_path_follows(fake_hopper, m, n, k, copied, path):
+    a, b = torch.empty(m, k, dtype=torch.float16), torch.empty(k, n, dtype=torch.float16)
+    names, planned_path, p = planned(a, b)
+    assert (names, planned_path) == (copied, path)
+    assert operand_layout(p.a3).tma_ok == ("a" in copied or operand_layout(a[None]).tma_ok)
+    assert operand_layout(p.b3).tma_ok == ("b" in copied or operand_layout(b[None]).tma_ok)
+
+
+def test_a_column_major_operand_is_copied_column_major(fake_hopper):
+    b = torch.empty(1001, 1001, dtype=torch.float16).mT  # B stored [N, K], as nn.Linear's weight
+    names, path, p = planned(torch.empty(1001, 1001, dtype=torch.float16), b)
+    assert names == ["a", "b"] and p.b3.stride(1) == 1 and operand_layout(p.b3).tma_ok
+
+
+def test_a_batch_and_a_b_shared_by_it(fake_hopper):
+    a = torch.empty(4, 1001, 1001, dtype=torch.float16)
+    names, _, p = planned(a, torch.empty(4, 1001, 1001, dtype=torch.float16))
+    assert names == ["a", "b"] and p.a3.shape == (4, 1001, 1001)
+    # A shared B folds the batch into A's rows (one GEMM); the copy of B is still one matrix.
+    names, _, p = planned(a, torch.empty(1001, 1001, dtype=torch.float16))
+    assert names == ["a", "b"] and p.b3.shape[0] == 1
+
+
+@pytest.mark.parametrize("case", ["float32", "bfloat16 forced path", "explicit config", "no unit stride",
+                                  "interpreter", "not Hopper"])
+def test_what_is_never_copied(fake_hopper, monkeypatch, case):
+    dtype = torch.float32 if case == "float32" else torch.bfloat16
+    a, b = torch.empty(1001, 1001, dtype=dtype), torch.empty(1001, 1001, dtype=dtype)
+    path, config = ("pointer" if case == "bfloat16 forced path" else None), None
+    if case == "explicit config":
+        config = "fixed"
+    if case == "no unit stride":  # A cannot be copied by rows; B could, but A would still keep TMA out
+        a = torch.empty(1001, 2002, dtype=dtype)[:, ::2]
+        b = torch.empty(2002, 1001, dtype=dtype)[::2]
+    if case == "interpreter":
+        monkeypatch.setattr(matmul_op.env, "interpreting", lambda: True)
+    if case == "not Hopper":
+        monkeypatch.setattr(matmul_op.env, "is_hopper_or_newer", lambda device: False)
+    names, _, _ = planned(a, b, path, config)
+    assert names == []
+
+
+def test_describe_plan_names_the_copies(fake_hopper, monkeypatch):
+    monkeypatch.setattr(matmul_op, "_check", lambda *args: None)  # CPU tensors on a pretend Hopper
+    a, b = torch.empty(1024, 1001, dtype=torch.float16), torch.empty(1001, 1024, dtype=torch.float16)
+    described = matmul_op.describe_plan(a, b)
+    assert described["line_copies"] == ["a"] and described["path"] == "descriptor"
+    assert matmul_op.describe_plan(a[:8], b)["line_copies"] == []  # too small to pay
