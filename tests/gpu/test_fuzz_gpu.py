@@ -52,8 +52,9 @@ LAYOUT = st.sampled_from(["contiguous"] * 4 + LAYOUTS)
 # the float64 reference runs on the GPU, so an example stays well under a second once tuned.
 MAX_PRODUCTS = 2**35
 # Large problems, half of each test's, for the kernels the planner keeps for them (persistent, pingpong,
-# registers, row classes).
-LARGE_SIDE = st.one_of(st.integers(160, 512).map(lambda eighths: 8 * eighths), st.sampled_from([2000, 3000, 4000]))
+# registers, row classes, and copies onto lines for rows TMA cannot read: 1001 and 1500).
+LARGE_SIDE = st.one_of(st.integers(160, 512).map(lambda eighths: 8 * eighths),
+                       st.sampled_from([2000, 3000, 4000, 1001, 1500]))
 
 
 def draw_gemm(data, max_products=MAX_PRODUCTS) -> tuple[int, int, int]:
@@ -145,7 +146,8 @@ def test_matmul_at_gpu_scale(data, group, dtype, hopper_only):
         event(f"{path}: refused ({type(error).__name__})")
         return
     plan = matmul_op.describe_plan(a, b, path=path, precision=precision)
-    event(f"{path}: ran {plan['path']}{' in row classes' if plan.get('row_classes', 1) > 1 else ''}")
+    copies = f" after copying {' and '.join(plan['line_copies'])}" if plan.get("line_copies") else ""
+    event(f"{path}: ran {plan['path']}{' in row classes' if plan.get('row_classes', 1) > 1 else ''}{copies}")
     assert_matches_reference(first, a, b, precision=precision, out_dtype=out_dtype, label=label, on_device=True)
 
     refill((a, b), values)  # the first call recorded its launch: this one replays it
