@@ -83,7 +83,7 @@ def line_aligned_rows(buffer_shape: tuple[int, ...], like: torch.Tensor) -> torc
 
 @dataclasses.dataclass(frozen=True)
 class Lined:
-    """An operand's storage on lines, allocated (`plan_on_lines`) and filled only once the plan says it pays."""
+    """An operand's storage on lines, allocated (`allocate_on_lines`) and filled only once the plan says it pays."""
 
     view: torch.Tensor  # what the matmul reads, in the operand's shape and orientation
     source_rows: torch.Tensor  # the operand as [batch, rows, cols] with unit column stride
