@@ -79,3 +79,35 @@ def test_gradients_through_copied_operands(rng):
     a = randn((1001, 1003), torch.float16, "cuda", rng).requires_grad_()
     b = randn((1003, 1001), torch.float16, "cuda", rng).requires_grad_()
     assert_gradients_match(tilelab.matmul, a, b, rng)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_linear_copies_x_and_weight_and_its_replays_copy_each_calls(dtype, rng, monkeypatch):
+    """tilelab.linear with a bias and GELU (its own plan and replays) on 1001 input features: x's and weight's
+    rows are odd, so both are copied (weight's rows: B = weight.T stays column-major)."""
+    from tests.gpu.test_linear_gpu import operands as linear_operands
+    from tests.interpreter.test_linear_interpreter import check
+    from tilelab.ops.linear import describe_linear, linear
+
+    needs_hopper()
+    monkeypatch.setattr(matmul_op, "_REPLAYS", {})  # the real cache, emptied (the fixture disables it)
+    x, weight, bias = linear_operands((), 1024, 1003, 1001, dtype, rng)
+    plan = describe_linear(x, weight, bias, activation="gelu")
+    assert plan["line_copies"] == ["a", "b"] and plan["path"] in ("descriptor", "persistent", "pingpong"), plan
+    check(linear(x, weight, bias, activation="gelu"), x, weight, bias, "gelu", label="first call")
+    (replay,) = matmul_op._REPLAYS.values()
+    assert [name for name, *_ in replay.line_copies] == ["a", "b"]
+    for _ in range(2):  # new values in the same buffers, then new buffers
+        for t in (x, weight, bias):
+            t.copy_(randn(tuple(t.shape), t.dtype, "cuda", rng))
+        torch.full((1 << 24,), float("nan"), device="cuda")  # freed NaNs: the allocator hands them out next
+        check(linear(x, weight, bias, activation="gelu"), x, weight, bias, "gelu", label="replayed call")
+        x, weight, bias = linear_operands((), 1024, 1003, 1001, dtype, rng)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = linear(x, weight, bias, activation="gelu")
+    for t in (x, weight, bias):
+        t.copy_(randn(tuple(t.shape), t.dtype, "cuda", rng))
+    graph.replay()
+    torch.cuda.synchronize()
+    check(captured, x, weight, bias, "gelu", label="graph replay")

@@ -86,3 +86,15 @@ def test_describe_plan_names_the_copies(fake_hopper, monkeypatch):
     described = matmul_op.describe_plan(a, b)
     assert described["line_copies"] == ["a"] and described["path"] == "descriptor"
     assert matmul_op.describe_plan(a[:8], b)["line_copies"] == []  # too small to pay
+
+
+def test_linear_plans_on_the_copies_too(fake_hopper, monkeypatch):
+    from tilelab.ops import linear as linear_op
+
+    monkeypatch.setattr(linear_op, "_check", lambda *args: None)  # CPU tensors on a pretend Hopper
+    x, weight, bias = (torch.empty(1024, 1001, dtype=torch.float16), torch.empty(1003, 1001, dtype=torch.float16),
+                       torch.empty(1003, dtype=torch.float16))
+    described = linear_op.describe_linear(x, weight, bias, activation="gelu")
+    assert described["line_copies"] == ["a", "b"] and described["path"] in linear_op.EPILOGUE_PATHS
+    assert described["path"] != "pointer"
+    assert linear_op.describe_linear(x, weight, bias, activation="gelu", path="pointer")["line_copies"] == []

@@ -32,6 +32,7 @@ import torch
 from tilelab import contracts, env, tuning
 from tilelab.ops import bound_launch, descriptors, matmul_plan
 from tilelab.ops import matmul as matmul_op
+from tilelab.ops.line_copies import line_aligned_rows
 from tilelab.recompute import gradients_by_recompute
 from tilelab.tuning import Config
 
@@ -83,10 +84,12 @@ def plan_linear(p: "matmul_op._Problem", precision: str | None, path: str | None
     the interpreter); the pointer kernel takes anything.
 
     The problem is returned too: a large tf32 product whose B is stored [K, N] (a weight passed transposed)
-    gets B copied K-major, as tilelab.matmul gives it on every path but the registers one (`_with_k_major_b`;
-    copy=False: the copy is allocated, not made, as for describing a plan).
+    gets B copied K-major, as tilelab.matmul gives it on every path but the registers one (`_with_k_major_b`),
+    and a large fp16/bf16 one whose rows TMA cannot read gets them copied onto lines (`_with_rows_on_lines`;
+    copy=False: the copies are allocated, not made, as for describing a plan).
     """
-    q = matmul_op._with_k_major_b(p, precision, path, config, copy=copy)
+    q = matmul_op._with_rows_on_lines(matmul_op._with_k_major_b(p, precision, path, config, copy=copy), path, config,
+                                      copy=copy)
     plan = matmul_plan.plan_matmul(q.a3, q.b3, path, precision or "tf32", config)
     if plan.path in EPILOGUE_PATHS and not (plan.config is not None and tuning.is_wide(plan.config)):
         return plan, q
@@ -112,6 +115,7 @@ def describe_linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | 
         return matmul_op.describe_plan(x, weight.mT, precision=precision, path=path, config=config)
     plan, p = plan_linear(matmul_op._as_gemm(x, weight.mT), precision, path, config, copy=False)
     described = plan.as_dict()
+    described["line_copies"] = [name for name, _ in p.line_copies]  # as matmul's describe_plan names them
     c_probe = torch.empty((max(p.a3.shape[0], p.b3.shape[0]), 0, 0), dtype=x.dtype, device=x.device)
     if plan.path == "persistent":
         described["config"] = matmul_op.persistent_config(plan, p, c_probe).as_dict()
@@ -150,7 +154,8 @@ def _forward(x, weight, bias, activation, precision, path, config, replay_key=No
     out = c3.view(p.out_shape) if c3.is_contiguous() else c3.reshape(p.out_shape)
     if (replay_key is not None and p.b_copy is None and bias_arg is bias
             and matmul_op._replayable(p, x, weight, c3, out)):
-        matmul_op._REPLAYS[replay_key] = _LinearReplay.record(compiled, grid, args, plan, c3, out, split_k)
+        matmul_op._REPLAYS[replay_key] = _LinearReplay.record(compiled, grid, args, plan, c3, out, split_k,
+                                                              p.line_copies)
     return out
 
 
@@ -180,9 +185,12 @@ class _LinearReplay:
     out_is_storage: bool  # the output is its whole buffer: return it as allocated
     needs_scratch: bool  # descriptors built in the kernel: the allocator must be set in this thread
     split_k: tuple | None = None  # split-K: (workspace shape, tile counters needed), as `_launch_plan` gives it
+    # x or weight copied onto lines first, as tilelab.matmul's `_Replay` does: ("a" or "b", the copy's bound
+    # launch, its [batch, rows, stride]); "b" copies weight's rows (B = weight.T, column-major).
+    line_copies: tuple = ()
 
     @classmethod
-    def record(cls, compiled, grid, args, plan, c3, out, split_k=None) -> "_LinearReplay":
+    def record(cls, compiled, grid, args, plan, c3, out, split_k=None, line_copies=()) -> "_LinearReplay":
         *head, _, activation = args  # ..., bias_ptr, ACTIVATION (`matmul.epilogue_args`)
         descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), head[:3]))
         if descriptors:
@@ -192,14 +200,21 @@ class _LinearReplay:
         storage = c3._base if c3._base is not None else c3
         whole = out.is_contiguous() and out.numel() == storage.numel()
         pointers = 3 if split_k is None else 5  # A, B, C (and split-K's workspace and counters)
+        copies = tuple((name, bound_launch.bind_launch(*made.launch[:2], made.launch[2][2:]), made.buffer_shape)
+                       for name, made in line_copies)
         return cls(launch, tuple(head[pointers:]), out.device, tuple(out.shape if whole else storage.shape),
                    out.dtype, tuple(out.shape), out.stride(), whole,
-                   plan.path in ("descriptor", "persistent") and not descriptors, split_k)
+                   plan.path in ("descriptor", "persistent") and not descriptors, split_k, copies)
 
     def __call__(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if self.needs_scratch:
             descriptors.ensure_descriptor_scratch()
         stream = bound_launch.stream_getter()(self.device.index)
+        for name, copy, buffer_shape in self.line_copies:
+            source = x if name == "a" else weight
+            lined = line_aligned_rows(buffer_shape, source)  # only its address reaches the launches
+            copy(stream, source.data_ptr(), lined.data_ptr())
+            x, weight = (lined, weight) if name == "a" else (x, lined)
         storage = x.new_empty(self.storage_shape, dtype=self.out_dtype)
         bias_address = None if bias is None else bias.data_ptr()
         if self.split_k is None:
