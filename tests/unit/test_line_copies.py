@@ -98,3 +98,33 @@ def test_linear_plans_on_the_copies_too(fake_hopper, monkeypatch):
     assert described["line_copies"] == ["a", "b"] and described["path"] in linear_op.EPILOGUE_PATHS
     assert described["path"] != "pointer"
     assert linear_op.describe_linear(x, weight, bias, activation="gelu", path="pointer")["line_copies"] == []
+
+
+def test_a_replay_copies_each_operand_it_recorded_into_a_fresh_buffer_on_a_line():
+    from tilelab.alignment import LINE_BYTES
+    from tilelab.ops import line_copies
+
+    calls = []
+    a, b = torch.empty(7, 1001, dtype=torch.float16), torch.empty(1001, 9, dtype=torch.float16)
+    bound = (("a", lambda *args: calls.append(("a", *args)), (1, 7, 1024)),
+             ("b", lambda *args: calls.append(("b", *args)), (1, 9, 1024)))
+    read_a, read_b = line_copies.copy_again(bound, "stream", a, b)
+    assert [call[:3] for call in calls] == [("a", "stream", a.data_ptr()), ("b", "stream", b.data_ptr())]
+    assert (calls[0][3], calls[1][3]) == (read_a.data_ptr(), read_b.data_ptr())  # the copies' destinations
+    assert read_a.shape == (1, 7, 1024) and read_b.shape == (1, 9, 1024)
+    assert read_a.data_ptr() % LINE_BYTES == 0 and read_b.data_ptr() % LINE_BYTES == 0
+    assert line_copies.copy_again((), "stream", a, b) == (a, b)  # nothing recorded: the caller's own operands
+    only_b = line_copies.copy_again(bound[1:], "stream", a, b)
+    assert only_b[0] is a and only_b[1].shape == (1, 9, 1024)
+
+
+def test_a_replay_binds_each_copy_launch_without_its_two_pointers(monkeypatch):
+    from tilelab.ops import line_copies
+
+    bound = []
+    monkeypatch.setattr(line_copies, "bind_launch", lambda compiled, grid, tail: bound.append((compiled, grid, tail))
+                        or "launch")
+    made = line_copies.LineCopy(1234, ("kernel", (2, 1, 1), ("src", "dst", 7, 126, 0, 1001, 0, 1024, 4, 128, 8)),
+                                (1, 7, 1024))
+    assert line_copies.bound_copies((("b", made),)) == (("b", "launch", (1, 7, 1024)),)
+    assert bound == [("kernel", (2, 1, 1), (7, 126, 0, 1001, 0, 1024, 4, 128, 8))]

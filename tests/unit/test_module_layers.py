@@ -35,8 +35,10 @@ ALLOWED = {
     # problem (`unsupported_reason`, `pays_off`), but imports no kernel and not the op that launches.
     "matmul_plan": {"tilelab.contracts", "tilelab.env", "tilelab.tuning", "tilelab.alignment",
                     "tilelab.ops.matmul_hopper", "tilelab.ops.matmul_pingpong", "tilelab.ops.matmul_registers"},
-    # Copies onto lines know an operand's layout and the planner's threshold; the op decides when to copy.
-    "line_copies": {"tilelab.env", "tilelab.alignment", "tilelab.ops.matmul_plan", "tilelab.kernels.row_copy"},
+    # Copies onto lines know an operand's layout and the planner's threshold, and bind their launches for
+    # replays; the op decides when to copy.
+    "line_copies": {"tilelab.env", "tilelab.alignment", "tilelab.ops.matmul_plan", "tilelab.ops.bound_launch",
+                    "tilelab.kernels.row_copy"},
     # The row kernels replay through the binder, not through matmul (tilelab.library: the custom ops, for autograd).
     "rows": {"tilelab.contracts", "tilelab.ops.bound_launch", "tilelab.kernels.rows", "tilelab.library"},
 }

@@ -29,6 +29,7 @@ import triton
 
 from tilelab import env
 from tilelab.alignment import LINE_BYTES, output_row_stride
+from tilelab.ops.bound_launch import bind_launch
 from tilelab.ops.matmul_plan import HOST_DESCRIPTOR_MIN_WORK, operand_layout
 
 LINE_COPY_DTYPES = (torch.float16, torch.bfloat16)
@@ -141,3 +142,20 @@ def copy_rows(src: torch.Tensor, dst: torch.Tensor) -> tuple | None:
         args = (s, d, rows, runs, *_row_strides(s), *_row_strides(d), COPY_BLOCK_ROWS, block_runs, group)
         launches.append((copy_rows_kernel[grid](*args, num_warps=4), grid, args))
     return launches[0] if len(launches) == 1 else None
+
+
+def bound_copies(copies: tuple) -> tuple:
+    """What a replay keeps of a first call's copies ((name, LineCopy) each): ("a" or "b", the copy's launch bound
+    to Triton's C launcher, the copy's [batch, rows, stride])."""
+    return tuple((name, bind_launch(*made.launch[:2], made.launch[2][2:]), made.buffer_shape) for name, made in copies)
+
+
+def copy_again(bound: tuple, stream, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """A replay's copies (`bound_copies`) run from this call's A and B into fresh buffers; returns the (A, B) the
+    matmul's launch reads: a buffer where an operand was copied, only its address reaching the launch."""
+    for name, copy, buffer_shape in bound:
+        source = a if name == "a" else b
+        lined = line_aligned_rows(buffer_shape, source)
+        copy(stream, source.data_ptr(), lined.data_ptr())
+        a, b = (lined, b) if name == "a" else (a, lined)
+    return a, b

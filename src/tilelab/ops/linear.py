@@ -30,9 +30,8 @@ import itertools
 import torch
 
 from tilelab import contracts, env, tuning
-from tilelab.ops import bound_launch, descriptors, matmul_plan
+from tilelab.ops import bound_launch, descriptors, line_copies, matmul_plan
 from tilelab.ops import matmul as matmul_op
-from tilelab.ops.line_copies import line_aligned_rows
 from tilelab.recompute import gradients_by_recompute
 from tilelab.tuning import Config
 
@@ -185,12 +184,12 @@ class _LinearReplay:
     out_is_storage: bool  # the output is its whole buffer: return it as allocated
     needs_scratch: bool  # descriptors built in the kernel: the allocator must be set in this thread
     split_k: tuple | None = None  # split-K: (workspace shape, tile counters needed), as `_launch_plan` gives it
-    # x or weight copied onto lines first, as tilelab.matmul's `_Replay` does: ("a" or "b", the copy's bound
-    # launch, its [batch, rows, stride]); "b" copies weight's rows (B = weight.T, column-major).
+    # x or weight copied onto lines first (`line_copies.bound_copies`), as tilelab.matmul's `_Replay` does; "b"
+    # copies weight's rows (B = weight.T, column-major).
     line_copies: tuple = ()
 
     @classmethod
-    def record(cls, compiled, grid, args, plan, c3, out, split_k=None, line_copies=()) -> "_LinearReplay":
+    def record(cls, compiled, grid, args, plan, c3, out, split_k=None, copies=()) -> "_LinearReplay":
         *head, _, activation = args  # ..., bias_ptr, ACTIVATION (`matmul.epilogue_args`)
         descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), head[:3]))
         if descriptors:
@@ -200,21 +199,16 @@ class _LinearReplay:
         storage = c3._base if c3._base is not None else c3
         whole = out.is_contiguous() and out.numel() == storage.numel()
         pointers = 3 if split_k is None else 5  # A, B, C (and split-K's workspace and counters)
-        copies = tuple((name, bound_launch.bind_launch(*made.launch[:2], made.launch[2][2:]), made.buffer_shape)
-                       for name, made in line_copies)
         return cls(launch, tuple(head[pointers:]), out.device, tuple(out.shape if whole else storage.shape),
                    out.dtype, tuple(out.shape), out.stride(), whole,
-                   plan.path in ("descriptor", "persistent") and not descriptors, split_k, copies)
+                   plan.path in ("descriptor", "persistent") and not descriptors, split_k,
+                   line_copies.bound_copies(copies))
 
     def __call__(self, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if self.needs_scratch:
             descriptors.ensure_descriptor_scratch()
         stream = bound_launch.stream_getter()(self.device.index)
-        for name, copy, buffer_shape in self.line_copies:
-            source = x if name == "a" else weight
-            lined = line_aligned_rows(buffer_shape, source)  # only its address reaches the launches
-            copy(stream, source.data_ptr(), lined.data_ptr())
-            x, weight = (lined, weight) if name == "a" else (x, lined)
+        x, weight = line_copies.copy_again(self.line_copies, stream, x, weight)
         storage = x.new_empty(self.storage_shape, dtype=self.out_dtype)
         bias_address = None if bias is None else bias.data_ptr()
         if self.split_k is None:

@@ -19,7 +19,7 @@ from tilelab.alignment import output_row_stride
 from tilelab.kernels.matmul import matmul_descriptor_kernel, matmul_pointer_kernel, matmul_wide_kernel
 from tilelab.ops.bound_launch import bind_descriptor_launch, bind_launch, no_launch_hooks, stream_getter
 from tilelab.ops.descriptors import ensure_descriptor_scratch, host_descriptors
-from tilelab.ops.line_copies import TMA_PATHS, allocate_on_lines, line_aligned_rows, operands_to_copy
+from tilelab.ops.line_copies import TMA_PATHS, allocate_on_lines, bound_copies, copy_again, operands_to_copy
 from tilelab.ops.matmul_plan import (
     ROW_CLASS_COUNTS,
     MatmulPlan,
@@ -382,7 +382,7 @@ class _Replay:
     out_is_storage: bool = False  # storage_shape is the output's shape: return the buffer itself
     b_copy: tuple | None = None  # tf32 K-major B: (bind_launch of the transpose, the copy's shape)
     host_descriptors: bool = False  # `launch` was bound by bind_descriptor_launch
-    # Operands copied onto lines first: ("a" or "b", bind_launch of the copy, the copy's [batch, rows, stride]).
+    # Operands copied onto lines first (`line_copies.bound_copies`).
     line_copies: tuple = ()
 
     def __call__(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -394,11 +394,7 @@ class _Replay:
             b_k_major = b.new_empty(copy_shape)
             copy(stream, b.data_ptr(), b_k_major.data_ptr())
             b = b_k_major
-        for name, copy, buffer_shape in self.line_copies:
-            source = a if name == "a" else b
-            lined = line_aligned_rows(buffer_shape, source)  # only its address reaches the launches
-            copy(stream, source.data_ptr(), lined.data_ptr())
-            a, b = (lined, b) if name == "a" else (a, lined)
+        a, b = copy_again(self.line_copies, stream, a, b)
         # a.new_empty: the device comes from `a` (the key fixed it) without parsing a device argument, about
         # 1 us less than torch.empty(..., device=) on the H200's host (results/h200-overhead.log).
         storage = a.new_empty(self.storage_shape, dtype=self.out_dtype)
@@ -500,8 +496,6 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         if p.b_copy is not None:
             _, copy_kernel, copy_grid, copy_args = p.b_copy
             b_copy = (bind_launch(copy_kernel, copy_grid, copy_args[2:]), tuple(copy_args[1].shape))
-        line_copies = tuple((name, bind_launch(*made.launch[:2], made.launch[2][2:]), made.buffer_shape)
-                            for name, made in p.line_copies)
         # A descriptor built on the host, Triton's or Gluon's (another class, the same launcher arguments).
         descriptors = tuple(itertools.takewhile(lambda arg: hasattr(arg, "block_shape"), args[:5]))
         host = bool(descriptors)
@@ -514,7 +508,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out_dtype: torch.dtype | None = 
         _REPLAYS[key] = _Replay(launch, a.device, tuple(out.shape if whole else storage.shape), out_dtype,
                                 tuple(out.shape), out.stride(), plan.path in ("descriptor", "persistent") and not host,
                                 split_k, out_is_storage=whole, b_copy=b_copy, host_descriptors=host,
-                                line_copies=line_copies)
+                                line_copies=bound_copies(p.line_copies))
     return out
 
 
