@@ -128,3 +128,16 @@ def test_a_replay_binds_each_copy_launch_without_its_two_pointers(monkeypatch):
                                 (1, 7, 1024))
     assert line_copies.bound_copies((("b", made),)) == (("b", "launch", (1, 7, 1024)),)
     assert bound == [("kernel", (2, 1, 1), (7, 126, 0, 1001, 0, 1024, 4, 128, 8))]
+
+
+def test_without_memory_for_the_copies_the_product_keeps_its_operands(fake_hopper, monkeypatch):
+    from tilelab.ops import line_copies
+
+    def out_of_memory(x3):
+        raise torch.OutOfMemoryError("CUDA out of memory")
+
+    monkeypatch.setattr(matmul_op, "allocate_on_lines", out_of_memory)
+    a = torch.empty(1001, 1001, dtype=torch.float16)
+    names, path, p = planned(a, a)
+    assert (names, path) == ([], "pointer") and p.a3.data_ptr() == a.data_ptr()
+    assert line_copies.allocate_on_lines is not out_of_memory  # the module's own is untouched

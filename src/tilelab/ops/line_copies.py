@@ -15,10 +15,13 @@ H200, in turns with torch (call QQQQQQQQQQ, results/h200-unaligned-copy-probe.lo
     4100^3                  426.2         260.3             216.0          641.6
     4096x50257x1024        2006.8         756.0             584.0         3270.2
 
-Where the operands on lines would still take the pointer or split-K path (604^3: 14.8 against 18.7 us copied;
-128x4100x4100: 33.9 against 50.3), nothing is copied. Rows already 16-byte aligned but off 32-byte sectors
-are not copied either: there the copies lost or saved at most 6% (call PPPPPPPPPP,
+Where the operands on lines would still take the pointer or split-K path (604^3: 14.8 against 18.7 us
+copied; 128x4100x4100: 33.9 against 50.3), nothing is copied. Rows already 16-byte aligned but off 32-byte
+sectors are not copied either: there the copies lost or saved at most 6% (call PPPPPPPPPP,
 results/h200-b-copy-probe-2.log), and A's rows are read in classes instead (`matmul_plan.row_classes`).
+
+Each copy needs as much memory again as its operand, for the call's duration. Where the GPU has not that
+much at the first call, the product runs on the pointer path as before; a replay that runs out raises.
 """
 
 import dataclasses

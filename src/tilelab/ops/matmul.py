@@ -327,8 +327,11 @@ def _with_rows_on_lines(p: _Problem, path: str | None, config, *, copy: bool = T
     want_a, want_b = operands_to_copy(p.a3, p.b3, path, config)
     if not (want_a or want_b):
         return p
-    lined = {name: allocate_on_lines(x3)
-             for name, x3, want in (("a", p.a3, want_a), ("b", p.b3, want_b)) if want}
+    try:
+        lined = {name: allocate_on_lines(x3)
+                 for name, x3, want in (("a", p.a3, want_a), ("b", p.b3, want_b)) if want}
+    except torch.OutOfMemoryError:  # a copy needs as much memory again as its operand: without it, the pointer path
+        return p
     a3 = lined["a"].view if "a" in lined else p.a3
     b3 = lined["b"].view if "b" in lined else p.b3
     if plan_matmul(a3, b3, None, "tf32", None).path not in TMA_PATHS:
