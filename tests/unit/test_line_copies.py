@@ -16,9 +16,10 @@ def fake_hopper(monkeypatch):
     monkeypatch.setattr(matmul_op.env, "interpreting", lambda: False)
     monkeypatch.setattr(matmul_op.env, "is_hopper_or_newer", lambda device: True)
     monkeypatch.setattr(matmul_hopper, "device_sms", lambda device: 132)
-    # split-K's rule asks for a CUDA device; the H200's rule otherwise
-    monkeypatch.setattr(matmul_plan, "_split_k_pays_off", lambda device, batch, m, n, k: (
-        k >= matmul_plan.SPLIT_K_MIN_K and 2 * batch * -(-m // 128) * -(-n // 128) <= 132))
+    # split-K's own rule, asked as for a CUDA device (it takes nothing on any other)
+    split_k_rule = matmul_plan._split_k_pays_off
+    monkeypatch.setattr(matmul_plan, "_split_k_pays_off", lambda device, batch, m, n, k: split_k_rule(
+        torch.device("cuda", 0), batch, m, n, k))
 
 
 def planned(a, b, path=None, config=None):
